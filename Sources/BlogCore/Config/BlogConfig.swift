@@ -1,0 +1,34 @@
+/// Everything `blogd serve` can be told, with the defaults of
+/// `config/blogd.json`.
+public struct BlogConfig: Sendable, Equatable {
+    /// Address to listen on; `*` means every address, IPv4 and IPv6.
+    public var host = "*"
+    public var port = 51515
+    /// The SQLite file; its folder is created if missing.
+    public var database = "data/blog.sqlite"
+    /// The web folder where `NAME.html` pages go, beside `style.css`.
+    public var publicFolder = "public"
+    /// Answer many messages per connection instead of one.
+    public var keepAlive = false
+    public var maxMessageBytes = Frame.defaultMaxMessageBytes
+    /// Seconds to wait for a complete message (and, with keep-alive, the
+    /// idle time between messages).
+    public var readTimeout = 10.0
+    public var maxConnections = 1024
+    /// Seconds a register or login lets the same address post.
+    public var loginLease = 3600.0
+    /// Let anyone post as anyone, as the original did (insecure).
+    public var openPosting = false
+    public var scrypt = ScryptParameters.standard
+    /// swift-log level: trace, debug, info, notice, warning, error, critical.
+    public var logLevel = "info"
+
+    public init() {}
+}
+
+extension BlogConfig {
+    /// The service settings this configuration asks for.
+    public var serviceSettings: BlogService.Settings {
+        BlogService.Settings(openPosting: openPosting, scrypt: scrypt, loginLease: loginLease)
+    }
+}

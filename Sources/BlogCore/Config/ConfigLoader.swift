@@ -1,0 +1,150 @@
+import Configuration
+import Foundation
+import SystemPackage
+
+/// Why a configuration could not be loaded; each reads as one clear line.
+public enum ConfigLoadError: Error, Equatable, Sendable, CustomStringConvertible {
+    case missingFile(String)
+    case unreadableFile(String, reason: String)
+    case invalidValue(key: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .missingFile(let path): "config file not found: \(path)"
+        case .unreadableFile(let path, let reason): "cannot read config file \(path): \(reason)"
+        case .invalidValue(let key, let reason): "invalid config value for \(key): \(reason)"
+        }
+    }
+}
+
+/// Reads a `BlogConfig` from, lowest priority first: built-in defaults, the
+/// JSON file, `BLOGD_*` environment variables, then command-line flags.
+public enum ConfigLoader {
+    /// The file read when none is named.
+    public static let defaultFile = "config/blogd.json"
+
+    /// - Parameters:
+    ///   - file: a JSON file; when `nil`, `defaultFile` is read if present.
+    ///   - environment: the process environment (only `BLOGD_*` is read).
+    ///   - flags: values from the command line, by config key.
+    public static func load(
+        file: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        flags: [String: String] = [:]
+    ) async throws(ConfigLoadError) -> BlogConfig {
+        var providers: [any ConfigProvider] = []
+        providers.append(InMemoryProvider(name: "flags", values: flagValues(flags)))
+        providers.append(EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "blogd"))
+        if let fileProvider = try await fileProvider(file) { providers.append(fileProvider) }
+        let reader = ConfigReader(providers: providers)
+        do {
+            return try read(reader)
+        } catch let error as ConfigLoadError {
+            throw error
+        } catch {
+            throw .invalidValue(key: "?", reason: "\(error)")
+        }
+    }
+
+    private static func fileProvider(_ file: String?) async throws(ConfigLoadError) -> (any ConfigProvider)? {
+        let path = file ?? defaultFile
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            if file == nil { return nil }
+            throw .missingFile(path)
+        }
+        guard !isFolder.boolValue, FileManager.default.isReadableFile(atPath: path) else {
+            throw .unreadableFile(path, reason: "not a readable file")
+        }
+        do {
+            return try await FileProvider<JSONSnapshot>(filePath: FilePath(path))
+        } catch {
+            throw .unreadableFile(path, reason: "\(error)")
+        }
+    }
+
+    private static func flagValues(_ flags: [String: String]) -> [AbsoluteConfigKey: ConfigValue] {
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        for (key, value) in flags {
+            values[AbsoluteConfigKey(key.split(separator: ".").map(String.init))] = ConfigValue(.string(value), isSecret: false)
+        }
+        return values
+    }
+
+    private static func read(_ reader: ConfigReader) throws -> BlogConfig {
+        var config = BlogConfig()
+        config.host = try string(reader, "host", config.host)
+        config.port = try int(reader, "port", config.port, 0...65535)
+        config.database = try string(reader, "db", config.database)
+        config.publicFolder = try string(reader, "public", config.publicFolder)
+        config.keepAlive = try bool(reader, "keep_alive", config.keepAlive)
+        config.maxMessageBytes = try int(reader, "max_message_bytes", config.maxMessageBytes, 16...(64 << 20))
+        config.readTimeout = try double(reader, "read_timeout", config.readTimeout, 0.01...86_400)
+        config.maxConnections = try int(reader, "max_connections", config.maxConnections, 1...1_000_000)
+        config.loginLease = try double(reader, "login_lease", config.loginLease, 0...(365 * 86_400))
+        config.openPosting = try bool(reader, "open_posting", config.openPosting)
+        config.scrypt.logN = try int(reader, "scrypt.log_n", config.scrypt.logN, 1...20)
+        config.scrypt.r = try int(reader, "scrypt.r", config.scrypt.r, 1...32)
+        config.scrypt.p = try int(reader, "scrypt.p", config.scrypt.p, 1...16)
+        config.logLevel = try string(reader, "log_level", config.logLevel)
+        guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(config.logLevel) else {
+            throw ConfigLoadError.invalidValue(key: "log_level", reason: "'\(config.logLevel)' is not a log level")
+        }
+        return config
+    }
+
+    // Values arrive as JSON numbers and booleans from the file, but as
+    // strings from the environment and flags: accept both forms.
+
+    private static func string(_ reader: ConfigReader, _ key: String, _ fallback: String) throws -> String {
+        let value = reader.string(forKey: ConfigKey(key)) ?? fallback
+        guard !value.isEmpty else { throw ConfigLoadError.invalidValue(key: key, reason: "empty") }
+        return value
+    }
+
+    private static func int(_ reader: ConfigReader, _ key: String, _ fallback: Int, _ range: ClosedRange<Int>) throws -> Int {
+        let value: Int
+        if let number = reader.int(forKey: ConfigKey(key)) {
+            value = number
+        } else if let text = reader.string(forKey: ConfigKey(key)) {
+            guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                throw ConfigLoadError.invalidValue(key: key, reason: "'\(text)' is not a whole number")
+            }
+            value = number
+        } else {
+            value = fallback
+        }
+        guard range.contains(value) else {
+            throw ConfigLoadError.invalidValue(key: key, reason: "\(value) is outside \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    private static func double(_ reader: ConfigReader, _ key: String, _ fallback: Double, _ range: ClosedRange<Double>) throws -> Double {
+        let value: Double
+        if let number = reader.double(forKey: ConfigKey(key)) {
+            value = number
+        } else if let text = reader.string(forKey: ConfigKey(key)) {
+            guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else {
+                throw ConfigLoadError.invalidValue(key: key, reason: "'\(text)' is not a number")
+            }
+            value = number
+        } else {
+            value = fallback
+        }
+        guard range.contains(value) else {
+            throw ConfigLoadError.invalidValue(key: key, reason: "\(value) is outside \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    private static func bool(_ reader: ConfigReader, _ key: String, _ fallback: Bool) throws -> Bool {
+        if let flag = reader.bool(forKey: ConfigKey(key)) { return flag }
+        guard let text = reader.string(forKey: ConfigKey(key)) else { return fallback }
+        switch text.lowercased() {
+        case "true", "yes", "1", "on": return true
+        case "false", "no", "0", "off": return false
+        default: throw ConfigLoadError.invalidValue(key: key, reason: "'\(text)' is not true or false")
+        }
+    }
+}

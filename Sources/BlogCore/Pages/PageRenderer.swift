@@ -1,0 +1,85 @@
+import Foundation
+
+/// The HTML of a user's page.
+///
+/// The page is line-oriented, as the original server expects: the heading
+/// line holds `</h1>`, and each post is one line right after it, newest
+/// first. A new post is therefore inserted after the heading line without
+/// re-rendering the rest.
+public enum PageRenderer {
+    /// The marker of the line after which posts go.
+    public static let headingMarker = "</h1>"
+
+    /// A complete page for `user` with `posts` (newest first).
+    public static func page(user: String, posts: [PostRecord]) -> String {
+        let name = HTML.escape(user)
+        var lines = [
+            "<!DOCTYPE html>",
+            "<html lang=\"en\">",
+            "<head>",
+            "<meta charset=\"utf-8\">",
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+            "<title>\(name) – blog</title>",
+            "<link rel=\"stylesheet\" href=\"style.css\">",
+            "</head>",
+            "<body>",
+            "<main class=\"blog\">",
+            "<h1 class=\"blog-title\">\(name)</h1>",
+        ]
+        lines += posts.map(postLine)
+        lines += [
+            "</main>",
+            "<footer class=\"blog-footer\">Published with blogd</footer>",
+            "</body>",
+            "</html>",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One post as one line: an `<article>` carrying the post id and a
+    /// machine-readable date.
+    public static func postLine(_ post: PostRecord) -> String {
+        let id = post.id.map(String.init) ?? "new"
+        return "<article class=\"post\" id=\"post-\(id)\">"
+            + "<h2>\(HTML.escape(post.title))</h2>"
+            + "<p class=\"date\"><time datetime=\"\(PostDate.machine(post.createdAt))\">\(PostDate.human(post.createdAt))</time></p>"
+            + "<div class=\"content\">\(HTML.escapeMultiline(post.content))</div>"
+            + "</article>"
+    }
+
+    /// `page` with `line` inserted right after the heading line, or `nil`
+    /// when the page has no heading line (then it must be re-rendered).
+    public static func inserting(_ line: String, into page: String) -> String? {
+        guard let heading = page.range(of: headingMarker) else { return nil }
+        guard let lineEnd = page[heading.upperBound...].firstIndex(of: "\n") else { return nil }
+        var result = page
+        result.insert(contentsOf: line + "\n", at: result.index(after: lineEnd))
+        return result
+    }
+}
+
+/// How post dates are written on pages.
+enum PostDate {
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    private static func parts(_ date: Date) -> DateComponents {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+    }
+
+    /// `2026-11-22T18:47:05Z`, for `<time datetime>`.
+    static func machine(_ date: Date) -> String {
+        let c = parts(date)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ",
+                      c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+    }
+
+    /// `22 Nov 2026, 18:47 UTC`, for people.
+    static func human(_ date: Date) -> String {
+        let c = parts(date)
+        return "\(c.day!) \(months[c.month! - 1]) \(c.year!), "
+            + String(format: "%02d:%02d UTC", c.hour!, c.minute!)
+    }
+}

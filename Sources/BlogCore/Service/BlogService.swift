@@ -1,0 +1,171 @@
+import Dispatch
+import Foundation
+import Logging
+
+/// The three operations of the protocol, from message bytes to reply.
+///
+/// Synchronous by design: the network layer calls it from a connection's own
+/// queue, and it blocks only that connection while it hashes or commits.
+public final class BlogService: Sendable {
+    public struct Settings: Sendable {
+        /// Accept `newpost` from anyone, as the original did.
+        public var openPosting: Bool
+        public var scrypt: ScryptParameters
+        /// How long a login lets the same address post, in seconds.
+        public var loginLease: Double
+
+        public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600) {
+            self.openPosting = openPosting
+            self.scrypt = scrypt
+            self.loginLease = loginLease
+        }
+    }
+
+    public let store: BlogStore
+    public let pages: PageStore
+    public let settings: Settings
+    let hasher: PasswordHasher
+    let leases: LoginLeases
+    private let userLocks = KeyedLocks()
+    /// scrypt is memory-hard: hashing at most one per core keeps memory
+    /// bounded however many clients log in at once.
+    private let hashSlots: DispatchSemaphore
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+
+    public init(store: BlogStore, pages: PageStore, settings: Settings = Settings(),
+                logger: Logger = Logger(label: "blogd.service"),
+                now: @escaping @Sendable () -> Date = Date.init) throws(PasswordHasher.HashError) {
+        self.store = store
+        self.pages = pages
+        self.settings = settings
+        self.hasher = try PasswordHasher(parameters: settings.scrypt)
+        self.leases = LoginLeases(duration: settings.loginLease, now: now)
+        self.hashSlots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount))
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Parses one message body and carries it out.
+    public func handle(message body: [UInt8], session: inout Session) -> Outcome {
+        let request: Request
+        do {
+            request = try Request(message: body)
+        } catch {
+            return Outcome(reply: error.reply)
+        }
+        let reply = execute(request, session: &session)
+        return Outcome(reply: reply, command: request.command, user: request.user.value)
+    }
+
+    /// Carries out a parsed request.
+    public func execute(_ request: Request, session: inout Session) -> Reply {
+        switch request {
+        case .register(let user, let password):
+            register(user, password, &session)
+        case .login(let user, let password):
+            login(user, password, &session)
+        case .newPost(let user, let title, let content):
+            newPost(user, title, content, session)
+        }
+    }
+
+    private func register(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
+        do {
+            // Cheap check first, so taken names cost no scrypt.
+            if try store.user(named: user.value) != nil { return .nameTaken }
+            let hash = try hashing { () throws(PasswordHasher.HashError) in try hasher.hash(password) }
+            let reply = try userLocks.withLock(user.key) { () throws(StorageError) -> Reply in
+                let record = try store.createUser(name: user.value, passwordHash: hash, at: now())
+                do {
+                    try pages.write(PageRenderer.page(user: record.name, posts: []), user: record.name)
+                } catch {
+                    logger.error("page not written", metadata: ["user": "\(record.name)", "error": "\(error)"])
+                    return .databaseError
+                }
+                return .registered
+            }
+            if reply == .registered { authenticate(user, &session) }
+            return reply
+        } catch StorageError.nameTaken {
+            return .nameTaken
+        } catch {
+            logger.error("register failed", metadata: ["user": "\(user)", "error": "\(error)"])
+            return .databaseError
+        }
+    }
+
+    private func login(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
+        let record: UserRecord?
+        do {
+            record = try store.user(named: user.value)
+        } catch {
+            logger.error("login failed", metadata: ["user": "\(user)", "error": "\(error)"])
+            return .databaseError
+        }
+        let valid = hashing {
+            guard let record else {
+                // Same cost as a real check, so timing does not reveal names.
+                hasher.verifyDecoy(password)
+                return false
+            }
+            return hasher.verify(password, against: record.passwordHash)
+        }
+        guard valid else { return .loginRefused }
+        authenticate(user, &session)
+        return .loggedIn
+    }
+
+    private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session) -> Reply {
+        do {
+            guard let owner = try store.user(named: user.value), let ownerID = owner.id else { return .postRefused }
+            guard settings.openPosting
+                || session.authenticatedUsers.contains(user.key)
+                || leases.isHeld(by: user, from: session.peerAddress)
+            else { return .postRefused }
+            // Holding the user's lock across commit and page update keeps the
+            // page in commit order, newest first.
+            return try userLocks.withLock(user.key) { () throws(StorageError) -> Reply in
+                let post = try store.addPost(userID: ownerID, title: title, content: content, at: now())
+                do {
+                    try updatePage(of: owner, with: post)
+                } catch {
+                    logger.error("page not updated", metadata: ["user": "\(owner.name)", "post": "\(post.id ?? 0)", "error": "\(error)"])
+                    return .postFailed
+                }
+                return .posted
+            }
+        } catch StorageError.unknownUser {
+            return .postRefused
+        } catch {
+            logger.error("newpost failed", metadata: ["user": "\(user)", "error": "\(error)"])
+            return .postFailed
+        }
+    }
+
+    private func updatePage(of owner: UserRecord, with post: PostRecord) throws {
+        if let page = pages.read(user: owner.name),
+           let updated = PageRenderer.inserting(PageRenderer.postLine(post), into: page) {
+            try pages.write(updated, user: owner.name)
+        } else {
+            try rebuildPage(of: owner)
+        }
+    }
+
+    /// Rewrites a user's page from the database.
+    public func rebuildPage(of owner: UserRecord) throws {
+        let posts = try store.posts(ofUserID: owner.id ?? -1)
+        try pages.write(PageRenderer.page(user: owner.name, posts: posts), user: owner.name)
+    }
+
+    private func authenticate(_ user: Username, _ session: inout Session) {
+        session.authenticatedUsers.insert(user.key)
+        leases.grant(user, from: session.peerAddress)
+    }
+
+    private func hashing<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        hashSlots.wait()
+        defer { hashSlots.signal() }
+        return try body()
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import GRDB
+
+/// Users and posts in SQLite: the source of truth.
+///
+/// A WAL `DatabasePool` lets readers (such as `blogd users`) run beside the
+/// server; `synchronous = FULL` makes every commit reach the disk before
+/// the call returns, so an OK reply can promise durability.
+public final class BlogStore: Sendable {
+    let pool: DatabasePool
+    public let path: String
+
+    /// Opens (or, with `create`, creates) the database at `path` and brings
+    /// its schema up to date. A read-only store never migrates.
+    public init(path: String, create: Bool = true, readOnly: Bool = false) throws(StorageError) {
+        self.path = path
+        if !create || readOnly {
+            guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
+        }
+        var config = Configuration()
+        config.readonly = readOnly
+        config.busyMode = .timeout(10)
+        config.label = "blogd"
+        do {
+            if create && !readOnly {
+                let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
+            pool = try DatabasePool(path: path, configuration: config)
+            if !readOnly {
+                // GRDB picks NORMAL for WAL; NORMAL may lose the last commits
+                // on power loss, which would break the promise of an OK reply.
+                try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+                try Schema.migrator.migrate(pool)
+            }
+        } catch {
+            throw .cannotOpen(path: path, reason: Self.reason(error))
+        }
+    }
+
+    /// Closes every connection; later calls fail.
+    public func close() throws(StorageError) {
+        do { try pool.close() } catch { throw .failed(Self.reason(error)) }
+    }
+
+    /// Inserts a user; `.nameTaken` when the name exists in any case.
+    public func createUser(name: String, passwordHash: String, at date: Date) throws(StorageError) -> UserRecord {
+        var user = UserRecord(id: nil, name: name, passwordHash: passwordHash, createdAt: date)
+        do {
+            try pool.write { db in try user.insert(db) }
+            return user
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw .nameTaken
+        } catch {
+            throw .failed(Self.reason(error))
+        }
+    }
+
+    /// The user of that name, compared regardless of case.
+    public func user(named name: String) throws(StorageError) -> UserRecord? {
+        try read { db in
+            try UserRecord.filter(sql: "name = ?", arguments: [name]).fetchOne(db)
+        }
+    }
+
+    /// Inserts a post of an existing user.
+    public func addPost(userID: Int64, title: String, content: String, at date: Date) throws(StorageError) -> PostRecord {
+        var post = PostRecord(id: nil, userID: userID, title: title, content: content, createdAt: date)
+        do {
+            try pool.write { db in try post.insert(db) }
+            return post
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+            throw .unknownUser
+        } catch {
+            throw .failed(Self.reason(error))
+        }
+    }
+
+    /// A user's posts, newest first.
+    public func posts(ofUserID userID: Int64) throws(StorageError) -> [PostRecord] {
+        try read { db in
+            try PostRecord.filter(sql: "user_id = ?", arguments: [userID])
+                .order(sql: "id DESC").fetchAll(db)
+        }
+    }
+
+    /// Every user with post count and last post time, by name.
+    public func userSummaries() throws(StorageError) -> [UserSummary] {
+        try read { db in
+            try UserSummary.fetchAll(db, sql: """
+                SELECT u.name, u.created_at AS registered_at,
+                       COUNT(p.id) AS posts, MAX(p.created_at) AS last_post_at
+                FROM users u LEFT JOIN posts p ON p.user_id = u.id
+                GROUP BY u.id
+                ORDER BY u.name
+                """)
+        }
+    }
+
+    /// The value of a pragma on the writer connection (for tests and checks).
+    public func writerPragma(_ name: String) throws(StorageError) -> String? {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                try String.fetchOne(db, sql: "PRAGMA \(name)")
+            }
+        } catch {
+            throw .failed(Self.reason(error))
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(StorageError) -> T {
+        do { return try pool.read(body) } catch { throw .failed(Self.reason(error)) }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
+        return "\(error)"
+    }
+}

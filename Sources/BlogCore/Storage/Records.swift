@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+
+/// A row of `users`.
+public struct UserRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "users"
+
+    public var id: Int64?
+    /// The name in the case given at registration.
+    public var name: String
+    public var passwordHash: String
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, name
+        case passwordHash = "password_hash"
+        case createdAt = "created_at"
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// A row of `posts`.
+public struct PostRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "posts"
+
+    public var id: Int64?
+    public var userID: Int64
+    public var title: String
+    public var content: String
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, title, content
+        case userID = "user_id"
+        case createdAt = "created_at"
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// One line of the admin listing of users.
+public struct UserSummary: Codable, Sendable, Equatable, FetchableRecord {
+    public var name: String
+    public var registeredAt: Date
+    public var postCount: Int
+    public var lastPostAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case registeredAt = "registered_at"
+        case postCount = "posts"
+        case lastPostAt = "last_post_at"
+    }
+}

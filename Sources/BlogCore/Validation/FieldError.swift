@@ -1,0 +1,13 @@
+/// Why a field of a message was refused; every case is answered `err:ARGS`.
+public enum FieldError: Error, Equatable, Sendable {
+    case invalidUTF8
+    case wrongFieldCount
+    case emptyUsername
+    case usernameTooLong
+    case usernameCharacters
+    case emptyPassword
+    case passwordTooLong
+    case emptyTitle
+    case titleTooLong
+    case controlCharacters
+}
