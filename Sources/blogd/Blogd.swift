@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Blogd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "blogd",
+        abstract: "The blog server of the 2009 iPhone blog application.",
+        subcommands: [Serve.self, Users.self],
+        defaultSubcommand: Serve.self)
+}

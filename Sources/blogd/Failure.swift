@@ -1,0 +1,9 @@
+import ArgumentParser
+import Foundation
+
+/// Prints one clear line to stderr and exits 1: operators see what is
+/// wrong, not a stack trace.
+func fail(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("blogd: \(message)\n".utf8))
+    return ExitCode.failure
+}

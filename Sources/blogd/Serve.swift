@@ -1,0 +1,129 @@
+import ArgumentParser
+import BlogCore
+import BlogServer
+@preconcurrency import Dispatch
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the blog server.")
+
+    @Option(help: "JSON config file (default: config/blogd.json if present).")
+    var config: String?
+    @Option(help: "Address to listen on; * for every address.")
+    var host: String?
+    @Option(help: "TCP port; 0 picks any free port.")
+    var port: Int?
+    @Option(help: "SQLite database file.")
+    var db: String?
+    @Option(name: .customLong("public"), help: "Public web folder for the pages.")
+    var publicFolder: String?
+
+    func run() async throws {
+        var flags: [String: String] = [:]
+        flags["host"] = host
+        flags["port"] = port.map(String.init)
+        flags["db"] = db
+        flags["public"] = publicFolder
+        let settings: BlogConfig
+        do {
+            settings = try await ConfigLoader.load(file: config, flags: flags)
+        } catch {
+            throw fail(error.description)
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
+            return handler
+        }
+        let logger = Logger(label: "blogd")
+        try await serve(settings, logger: logger)
+    }
+
+    private func serve(_ settings: BlogConfig, logger: Logger) async throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: settings.publicFolder, isDirectory: &isFolder), isFolder.boolValue,
+              FileManager.default.isWritableFile(atPath: settings.publicFolder) else {
+            throw fail("public folder not found or not writable: \(settings.publicFolder)")
+        }
+        if !FileManager.default.fileExists(atPath: settings.publicFolder + "/style.css") {
+            logger.warning("no style.css in the public folder; pages will be unstyled", metadata: ["public": "\(settings.publicFolder)"])
+        }
+        let store: BlogStore
+        let service: BlogService
+        do {
+            store = try BlogStore(path: settings.database)
+            service = try BlogService(
+                store: store, pages: PageStore(folder: URL(fileURLWithPath: settings.publicFolder)),
+                settings: settings.serviceSettings, logger: Logger(label: "blogd.service"))
+        } catch {
+            throw fail("\(error)")
+        }
+        raiseFileLimit()
+        var options = BlogServer.Options()
+        options.host = settings.host
+        options.port = settings.port
+        options.maxConnections = settings.maxConnections
+        options.connection.keepAlive = settings.keepAlive
+        options.connection.maxMessageBytes = settings.maxMessageBytes
+        options.connection.readTimeout = settings.readTimeout
+        let server = BlogServer(service: service, options: options, logger: Logger(label: "blogd.server"))
+        do {
+            try server.start()
+        } catch {
+            throw fail("\(error)")
+        }
+        if settings.openPosting {
+            logger.warning("open posting is on: anyone can post as anyone, as in the original server")
+        }
+        let shownHost = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+        logger.info("listening on \(shownHost):\(server.port)", metadata: [
+            "db": "\(settings.database)", "public": "\(settings.publicFolder)",
+            "keep_alive": "\(settings.keepAlive)", "scrypt": "\(settings.scrypt)"])
+
+        let signalName = await Self.waitForTermination()
+        logger.info("stopping", metadata: ["signal": "\(signalName)"])
+        if !server.stop(timeout: 10) {
+            logger.warning("some connections did not close in time")
+        }
+        do { try store.close() } catch { logger.error("closing the database failed", metadata: ["error": "\(error)"]) }
+        logger.info("stopped")
+    }
+
+    /// Suspends until SIGINT or SIGTERM arrives; returns its name.
+    private static func waitForTermination() async -> String {
+        await withCheckedContinuation { continuation in
+            let queue = DispatchQueue(label: "blogd.signals")
+            var sources: [any DispatchSourceSignal] = []
+            let resumed = Box()
+            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler {
+                    guard !resumed.done else { return }
+                    resumed.done = true
+                    sources.forEach { $0.cancel() }
+                    continuation.resume(returning: name)
+                }
+                sources.append(source)
+            }
+            queue.sync { sources.forEach { $0.resume() } }
+        }
+    }
+
+    /// Lets the server hold as many connections as the hard limit allows.
+    private func raiseFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}
+
+/// Touched only on the signal queue.
+private final class Box: @unchecked Sendable {
+    var done = false
+}
