@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// The built `blogd` binary, driven as a user would.
+@Suite(.serialized)
+struct BlogdEndToEndTests {
+    let folder: URL
+    /// Cheap scrypt, so the suite stays quick; the cost is a config value.
+    let environment = ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1"]
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
+    }
+
+    var db: String { folder.appendingPathComponent("data/blog.sqlite").path }
+    var publicFolder: String { folder.appendingPathComponent("public").path }
+
+    func serve(_ extra: [String] = [], environment extraEnvironment: [String: String] = [:]) throws -> BlogdProcess {
+        try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--db", db, "--public", publicFolder] + extra,
+                         environment: environment.merging(extraEnvironment) { $1 })
+    }
+
+    @Test func servesRestartsAndKeepsData() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try serve()
+        let port = try first.waitForPort()
+        #expect(try exchange("register:Alice:s3cret:pw[E];", port: port) == "reg:OK[E];")
+        #expect(try exchange("login:Alice:s3cret:pw[E];", port: port) == "log:OK[E];")
+        #expect(try exchange("newpost:Alice:First:Hello <world>[E];", port: port) == "post:OK[E];")
+        #expect(first.stop(signal: SIGTERM) == 0)
+        #expect(first.stderr.contains("stopped"))
+
+        let second = try serve()
+        let port2 = try second.waitForPort()
+        #expect(try exchange("login:alice:s3cret:pw[E];", port: port2) == "log:OK[E];")
+        #expect(try exchange("register:ALICE:x[E];", port: port2) == "reg:NA[E];")
+        #expect(try exchange("newpost:Alice:Second:Again\nand again[E];", port: port2) == "post:OK[E];")
+
+        let page = try String(contentsOfFile: publicFolder + "/Alice.html", encoding: .utf8)
+        let second_ = try #require(page.range(of: "<h2>Second</h2>"))
+        let first_ = try #require(page.range(of: "<h2>First</h2>"))
+        #expect(second_.lowerBound < first_.lowerBound, "newest first")
+        #expect(page.contains("Hello &lt;world&gt;"))
+        #expect(page.contains("Again<br>and again"))
+
+        let table = try runBlogd(["users", "--db", db])
+        #expect(table.status == 0)
+        #expect(table.out.contains("Alice"))
+        #expect(table.out.split(separator: "\n").contains { $0.hasPrefix("Alice") && $0.contains(" 2 ") })
+        let json = try runBlogd(["users", "--db", db, "--json"])
+        let users = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: Any]])
+        #expect(users.count == 1)
+        #expect(users.first?["name"] as? String == "Alice")
+        #expect(users.first?["posts"] as? Int == 2)
+
+        #expect(second.stop(signal: SIGINT) == 0)
+        // Secrets and post text never reach the log.
+        for log in [first.stderr, second.stderr] {
+            #expect(!log.contains("s3cret"))
+            #expect(!log.contains("Hello"))
+            #expect(log.contains("command=register") || log.contains("command=login"))
+        }
+    }
+
+    @Test func keepAliveFromTheEnvironment() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try serve(environment: ["BLOGD_KEEP_ALIVE": "true"])
+        let port = try server.waitForPort()
+        let connection = try WireConnection(port: port)
+        try connection.send("register:bob:pw[E];")
+        #expect(try connection.readReply() == "reg:OK[E];")
+        try connection.send("newpost:bob:T:C[E];\n")
+        #expect(try connection.readReply() == "post:OK[E];")
+        try connection.send("nonsense[E];")
+        #expect(try connection.readReply() == "err:CMD[E];")
+        connection.close()
+        #expect(server.stop() == 0)
+    }
+
+    @Test func badSetupGivesOneLineAndExitOne() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases: [[String]] = [
+            ["serve", "--config", folder.appendingPathComponent("nope.json").path],
+            ["serve", "--port", "0", "--db", db, "--public", folder.appendingPathComponent("missing").path],
+            ["users", "--db", folder.appendingPathComponent("none.sqlite").path],
+            ["serve", "--port", "99999", "--db", db, "--public", publicFolder],
+        ]
+        for arguments in cases {
+            let result = try runBlogd(arguments, environment: environment)
+            #expect(result.status == 1, "\(arguments)")
+            let lines = result.err.split(separator: "\n")
+            #expect(lines.count == 1, "\(arguments): \(result.err)")
+            #expect(lines.first?.hasPrefix("blogd: ") == true, "\(arguments): \(result.err)")
+        }
+    }
+
+    @Test func portInUseIsOneClearError() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try serve()
+        let port = try first.waitForPort()
+        let result = try runBlogd(["serve", "--host", "127.0.0.1", "--port", "\(port)", "--db", db, "--public", publicFolder],
+                                  environment: environment)
+        #expect(result.status == 1)
+        #expect(result.err.contains("bind"))
+        #expect(result.err.contains("blogd: "))
+        #expect(first.stop() == 0)
+    }
+}

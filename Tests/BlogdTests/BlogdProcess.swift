@@ -1,0 +1,99 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// The real `blogd` binary, run as a child process.
+final class BlogdProcess: Sendable {
+    let process: Process
+    private let stderrText = Mutex("")
+
+    /// The `blogd` built beside this test bundle.
+    static var binary: URL {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+        ]
+        for folder in candidates {
+            let url = folder.appendingPathComponent("blogd")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/blogd")
+    }
+
+    /// Starts `blogd ARGUMENTS` with `environment` added to a clean one.
+    init(_ arguments: [String], environment: [String: String] = [:], cwd: URL? = nil) throws {
+        process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var env = ["PATH": "/usr/bin:/bin"]
+        env.merge(environment) { $1 }
+        process.environment = env
+        if let cwd { process.currentDirectoryURL = cwd }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        errors.fileHandleForReading.readabilityHandler = { [self] handle in
+            let data = handle.availableData
+            stderrText.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    /// Everything the process wrote to stderr so far.
+    var stderr: String { stderrText.withLock { $0 } }
+
+    /// Waits for the `listening on HOST:PORT` line and returns the port.
+    func waitForPort(timeout: Double = 30) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let range = stderr.range(of: #"listening on \S+:(\d+)"#, options: .regularExpression) {
+                let line = stderr[range]
+                return Int(line[line.index(after: line.lastIndex(of: ":")!)...])!
+            }
+            guard process.isRunning else { break }
+            usleep(20_000)
+        }
+        throw ProcessFailure.noListeningLine(stderr)
+    }
+
+    /// Sends `signal` and waits for the exit status.
+    func stop(signal: Int32 = SIGTERM, timeout: Double = 30) -> Int32? {
+        kill(process.processIdentifier, signal)
+        return waitForExit(timeout: timeout)
+    }
+
+    func waitForExit(timeout: Double = 30) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        guard !process.isRunning else {
+            process.terminate()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    enum ProcessFailure: Error {
+        case noListeningLine(String)
+    }
+}
+
+/// Runs `blogd ARGUMENTS` to completion; returns status, stdout, stderr.
+func runBlogd(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+    let process = Process()
+    process.executableURL = BlogdProcess.binary
+    process.arguments = arguments
+    var env = ["PATH": "/usr/bin:/bin"]
+    env.merge(environment) { $1 }
+    process.environment = env
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
