@@ -8,6 +8,9 @@ let package = Package(
         .executable(name: "blogd", targets: ["blogd"]),
         .library(name: "BlogCore", targets: ["BlogCore"]),
         .library(name: "BlogServer", targets: ["BlogServer"]),
+        .library(name: "BlogClient", targets: ["BlogClient"]),
+        .executable(name: "blog", targets: ["blog"]),
+        .executable(name: "blogbench", targets: ["blogbench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -15,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // Protocol codec, validation, storage, pages and the service: no sockets.
@@ -45,6 +49,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The Swift counterpart of the original app's networking class.
+        .target(name: "BlogClient", dependencies: ["BlogCore"]),
+        .executableTarget(
+            name: "blog",
+            dependencies: [
+                "BlogClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "blogbench",
+            dependencies: [
+                "BlogClient",
+                "BlogCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "blog"]),
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
         .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore"]),
         .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore"]),
