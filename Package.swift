@@ -67,6 +67,9 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        // libFuzzer target for the codec: scripts/fuzz.sh builds it with
+        // -sanitize=fuzzer,address; a plain build replays inputs instead.
+        .executableTarget(name: "BlogFuzz", dependencies: ["BlogCore"]),
         .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "blog"]),
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
         .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore"]),

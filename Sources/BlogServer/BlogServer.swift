@@ -25,7 +25,8 @@ public final class BlogServer: Sendable {
         var listeners: [ListeningSocket] = []
         var acceptSources: [any DispatchSourceRead] = []
         var connections: [ObjectIdentifier: Connection] = [:]
-        var rejecting = 0
+        /// The connections among `connections` that only get `err:BUSY`.
+        var rejected: Set<ObjectIdentifier> = []
         var stopping = false
     }
 
@@ -120,12 +121,12 @@ public final class BlogServer: Sendable {
             onClose: { [self] in closed($0) })
         let verdict: Reply?? = state.withLock { state in
             guard !state.stopping else { return .none }
-            let served = state.connections.count - state.rejecting
+            let served = state.connections.count - state.rejected.count
             if served >= options.maxConnections {
                 // Rejections cost a little too: past a second limit's worth,
                 // close without the courtesy of a reply.
-                guard state.rejecting < options.maxConnections else { return .none }
-                state.rejecting += 1
+                guard state.rejected.count < options.maxConnections else { return .none }
+                state.rejected.insert(ObjectIdentifier(connection))
                 state.connections[ObjectIdentifier(connection)] = connection
                 return .some(.busy)
             }
@@ -144,6 +145,7 @@ public final class BlogServer: Sendable {
     private func closed(_ connection: Connection) {
         state.withLock { state in
             state.connections[ObjectIdentifier(connection)] = nil
+            state.rejected.remove(ObjectIdentifier(connection))
         }
         allClosed.leave()
     }

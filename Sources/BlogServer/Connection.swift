@@ -81,9 +81,12 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// The server is shutting down: finish what is in hand, then close.
+    /// The server is shutting down: answer what has already arrived (even
+    /// if still in the kernel's buffer), then close.
     func stop() {
         queue.async { [self] in
+            guard state == .open, readSource != nil else { return }
+            readable()
             if state == .open { finish(with: nil) }
         }
     }
@@ -143,7 +146,7 @@ final class Connection: @unchecked Sendable {
                 let outcome = service.handle(message: body, session: &session)
                 audit(outcome, since: started)
                 outbox += outcome.reply.bytes
-                if !options.keepAlive || isStopping() { return finish(with: nil) }
+                if !options.keepAlive { return finish(with: nil) }
                 timer?.schedule(deadline: .now() + options.readTimeout)
                 flush()
             }
@@ -152,6 +155,9 @@ final class Connection: @unchecked Sendable {
         if peerClosed {
             // A message cut off by the peer's close gets an answer too.
             finish(with: decoder.hasPartialMessage ? .badArguments : nil)
+        } else if isStopping() {
+            // Everything that had arrived is answered; nothing more is taken.
+            finish(with: nil)
         } else if readPaused && outbox.isEmpty {
             resumeReading()
         }

@@ -18,13 +18,19 @@ struct ListeningSocket {
         }
         var sockets: [ListeningSocket] = []
         var nextPort = port
-        for (family, address) in try resolve(host: host) {
-            // With port 0 the first socket picks a port; the others share it.
-            var address = address
-            setPort(&address, nextPort)
-            let socket = try open(family: family, address: address, dualStack: false)
-            nextPort = socket.port
-            sockets.append(socket)
+        do {
+            for (family, address) in try resolve(host: host) {
+                // With port 0 the first socket picks a port; the others share it.
+                var address = address
+                setPort(&address, nextPort)
+                let socket = try open(family: family, address: address, dualStack: false)
+                nextPort = socket.port
+                sockets.append(socket)
+            }
+        } catch {
+            // All or nothing: no listener survives a failed start.
+            sockets.forEach { close($0.fd) }
+            throw error
         }
         return sockets
     }

@@ -5,6 +5,6 @@ struct Blogd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "blogd",
         abstract: "The blog server of the 2009 iPhone blog application.",
-        subcommands: [Serve.self, Users.self],
+        subcommands: [Serve.self, Users.self, Rebuild.self],
         defaultSubcommand: Serve.self)
 }

@@ -11,57 +11,34 @@ import Glibc
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the blog server.")
 
-    @Option(help: "JSON config file (default: config/blogd.json if present).")
-    var config: String?
+    @OptionGroup var data: DataOptions
     @Option(help: "Address to listen on; * for every address.")
     var host: String?
     @Option(help: "TCP port; 0 picks any free port.")
     var port: Int?
-    @Option(help: "SQLite database file.")
-    var db: String?
-    @Option(name: .customLong("public"), help: "Public web folder for the pages.")
-    var publicFolder: String?
 
     func run() async throws {
         var flags: [String: String] = [:]
         flags["host"] = host
         flags["port"] = port.map(String.init)
-        flags["db"] = db
-        flags["public"] = publicFolder
-        let settings: BlogConfig
-        do {
-            settings = try await ConfigLoader.load(file: config, flags: flags)
-        } catch {
-            throw fail(error.description)
-        }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
-            return handler
-        }
+        let settings = try await data.load(extra: flags)
+        bootstrapLogging(settings)
         let logger = Logger(label: "blogd")
-        try await serve(settings, logger: logger)
-    }
-
-    private func serve(_ settings: BlogConfig, logger: Logger) async throws {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: settings.publicFolder, isDirectory: &isFolder), isFolder.boolValue,
-              FileManager.default.isWritableFile(atPath: settings.publicFolder) else {
-            throw fail("public folder not found or not writable: \(settings.publicFolder)")
-        }
+        let (store, service) = try openService(settings, logger: Logger(label: "blogd.service"))
         if !FileManager.default.fileExists(atPath: settings.publicFolder + "/style.css") {
             logger.warning("no style.css in the public folder; pages will be unstyled", metadata: ["public": "\(settings.publicFolder)"])
         }
-        let store: BlogStore
-        let service: BlogService
+        // Pages are derived data: after a crash they may lag the database.
         do {
-            store = try BlogStore(path: settings.database)
-            service = try BlogService(
-                store: store, pages: PageStore(folder: URL(fileURLWithPath: settings.publicFolder)),
-                settings: settings.serviceSettings, logger: Logger(label: "blogd.service"))
+            let report = try service.repairPages()
+            logger.info("pages checked", metadata: ["users": "\(report.checked)", "rebuilt": "\(report.rebuilt.count)"])
         } catch {
-            throw fail("\(error)")
+            throw fail(error.description)
         }
+        try await serve(settings, store: store, service: service, logger: logger)
+    }
+
+    private func serve(_ settings: BlogConfig, store: BlogStore, service: BlogService, logger: Logger) async throws {
         raiseFileLimit()
         var options = BlogServer.Options()
         options.host = settings.host

@@ -20,6 +20,14 @@ public struct BlogConfig: Sendable, Equatable {
     /// Let anyone post as anyone, as the original did (insecure).
     public var openPosting = false
     public var scrypt = ScryptParameters.standard
+    /// Posts per archive page; the main page holds up to twice as many.
+    public var pageSize = 50
+    /// Failed logins of one user from one address before a lockout.
+    public var loginFailuresAllowed = 5
+    /// Seconds over which those failures count.
+    public var loginFailureWindow = 300.0
+    /// Seconds a locked-out user/address pair is refused.
+    public var loginLockout = 300.0
     /// swift-log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
 
@@ -29,6 +37,8 @@ public struct BlogConfig: Sendable, Equatable {
 extension BlogConfig {
     /// The service settings this configuration asks for.
     public var serviceSettings: BlogService.Settings {
-        BlogService.Settings(openPosting: openPosting, scrypt: scrypt, loginLease: loginLease)
+        BlogService.Settings(
+            openPosting: openPosting, scrypt: scrypt, loginLease: loginLease, pageSize: pageSize,
+            loginThrottle: .init(allowedFailures: loginFailuresAllowed, window: loginFailureWindow, lockout: loginLockout))
     }
 }

@@ -86,6 +86,13 @@ public enum ConfigLoader {
         config.scrypt.logN = try int(reader, "scrypt.log_n", config.scrypt.logN, 1...20)
         config.scrypt.r = try int(reader, "scrypt.r", config.scrypt.r, 1...32)
         config.scrypt.p = try int(reader, "scrypt.p", config.scrypt.p, 1...16)
+        guard config.scrypt.isValid else {
+            throw ConfigLoadError.invalidValue(key: "scrypt", reason: "\(config.scrypt) is a cost BoringSSL refuses (N must be below 2^(16r); r above 16 needs p of 2 or more)")
+        }
+        config.pageSize = try int(reader, "page_size", config.pageSize, 1...10_000)
+        config.loginFailuresAllowed = try int(reader, "login_failures_allowed", config.loginFailuresAllowed, 1...1_000_000)
+        config.loginFailureWindow = try double(reader, "login_failure_window", config.loginFailureWindow, 0...(365 * 86_400))
+        config.loginLockout = try double(reader, "login_lockout", config.loginLockout, 0...(365 * 86_400))
         config.logLevel = try string(reader, "log_level", config.logLevel)
         guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(config.logLevel) else {
             throw ConfigLoadError.invalidValue(key: "log_level", reason: "'\(config.logLevel)' is not a log level")

@@ -10,23 +10,50 @@ public enum PageRenderer {
     /// The marker of the line after which posts go.
     public static let headingMarker = "</h1>"
 
-    /// A complete page for `user` with `posts` (newest first).
-    public static func page(user: String, posts: [PostRecord]) -> String {
-        let name = HTML.escape(user)
+    /// A complete main page for `user` with `posts` (newest first).
+    public static func page(user: String, posts: [PostRecord], archives: Int = 0) -> String {
+        page(user: user, postLines: posts.map(postLine), archives: archives)
+    }
+
+    /// A main page from already rendered post lines, linking to the newest
+    /// of `archives` archive pages when there are any.
+    public static func page(user: String, postLines: [String], archives: Int) -> String {
+        document(title: user, heading: user, postLines: postLines,
+                 nav: archives > 0 ? [(archiveFile(user: user, number: archives), "Older posts")] : [])
+    }
+
+    /// Archive page `number` of `user`, written once when it fills.
+    public static func archivePage(user: String, number: Int, postLines: [String]) -> String {
+        var nav = [(user + ".html", "Newest posts")]
+        if number > 1 { nav.append((archiveFile(user: user, number: number - 1), "Older posts")) }
+        return document(title: "\(user) (\(number))", heading: "\(user) · archive \(number)", postLines: postLines, nav: nav)
+    }
+
+    /// The file name of an archive page. Names hold no `.`, so `alice.2.html`
+    /// can never be the main page of another user.
+    public static func archiveFile(user: String, number: Int) -> String {
+        "\(user).\(number).html"
+    }
+
+    private static func document(title: String, heading: String, postLines: [String], nav: [(String, String)]) -> String {
         var lines = [
             "<!DOCTYPE html>",
             "<html lang=\"en\">",
             "<head>",
             "<meta charset=\"utf-8\">",
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-            "<title>\(name) – blog</title>",
+            "<title>\(HTML.escape(title)) – blog</title>",
             "<link rel=\"stylesheet\" href=\"style.css\">",
             "</head>",
             "<body>",
             "<main class=\"blog\">",
-            "<h1 class=\"blog-title\">\(name)</h1>",
+            "<h1 class=\"blog-title\">\(HTML.escape(heading))</h1>",
         ]
-        lines += posts.map(postLine)
+        lines += postLines
+        if !nav.isEmpty {
+            let links = nav.map { "<a href=\"\(HTML.escape($0.0))\">\($0.1)</a>" }.joined(separator: " ")
+            lines.append("<nav class=\"archive\">\(links)</nav>")
+        }
         lines += [
             "</main>",
             "<footer class=\"blog-footer\">Published with blogd</footer>",

@@ -24,15 +24,35 @@ public struct PageStore: Sendable {
 
     /// The page's current text, or `nil` when missing or unreadable.
     public func read(user: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: url(for: user).path) else { return nil }
+        read(file: user + ".html")
+    }
+
+    /// Writes the main page of `user`; see `write(_:file:)`.
+    public func write(_ text: String, user: String) throws(PageError) {
+        try write(text, file: user + ".html")
+    }
+
+    /// A file's text, or `nil` when missing, unreadable or not UTF-8.
+    public func read(file name: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else { return nil }
         return String(validating: data, as: UTF8.self)
     }
 
-    /// Writes a whole page: to a temporary file beside it, then renamed
+    /// Whether a file of that name exists in the folder.
+    public func exists(file name: String) -> Bool {
+        FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path)
+    }
+
+    /// Removes a file if it is there.
+    public func remove(file name: String) {
+        unlink(folder.appendingPathComponent(name).path)
+    }
+
+    /// Writes a whole file: to a temporary file beside it, then renamed
     /// over it, so a reader sees the old page or the new one, never half.
-    public func write(_ text: String, user: String) throws(PageError) {
-        let target = url(for: user).path
-        let temporary = folder.appendingPathComponent(".\(user).html.\(UInt64.random(in: 0 ... .max)).tmp").path
+    public func write(_ text: String, file name: String) throws(PageError) {
+        let target = folder.appendingPathComponent(name).path
+        let temporary = folder.appendingPathComponent(".\(name).\(UInt64.random(in: 0 ... .max)).tmp").path
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .cannotWrite(path: temporary, errno: errno) }
         let bytes = Array(text.utf8)

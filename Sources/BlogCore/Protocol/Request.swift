@@ -43,29 +43,35 @@ extension Request {
     /// Fields split on the first colons only: the last field keeps the rest
     /// of the message verbatim, so passwords and post text may hold `:`.
     public init(message body: [UInt8]) throws(RequestError) {
-        guard let text = String(validating: body, as: UTF8.self) else {
+        guard String(validating: body, as: UTF8.self) != nil else {
             throw .badArguments(.invalidUTF8)
         }
-        let command = text.prefix { $0 != ":" }
-        let rest = text.dropFirst(command.count + 1)
-        let hasFields = command.count < text.count
-        switch command {
-        case "register", "login":
+        // Split the bytes, not Characters: a `:` followed by a combining
+        // mark is one Character, yet still a separator on the wire. (The
+        // byte 0x3A never occurs inside a multi-byte UTF-8 sequence.)
+        let colon = UInt8(ascii: ":")
+        let command = body.prefix { $0 != colon }
+        let hasFields = command.count < body.count
+        let rest = body.dropFirst(command.count + 1)
+        func fields(_ count: Int) throws(RequestError) -> [String] {
             guard hasFields else { throw .badArguments(.wrongFieldCount) }
-            let fields = rest.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            guard fields.count == 2 else { throw .badArguments(.wrongFieldCount) }
-            let user = try Self.validated { () throws(FieldError) in try Username(String(fields[0])) }
-            let password = try Self.validated { () throws(FieldError) in try FieldRules.password(String(fields[1])) }
-            self = command == "register"
+            let parts = rest.split(separator: colon, maxSplits: count - 1, omittingEmptySubsequences: false)
+            guard parts.count == count else { throw .badArguments(.wrongFieldCount) }
+            return parts.map { String(decoding: $0, as: UTF8.self) }
+        }
+        switch String(decoding: command, as: UTF8.self) {
+        case "register", "login":
+            let f = try fields(2)
+            let user = try Self.validated { () throws(FieldError) in try Username(f[0]) }
+            let password = try Self.validated { () throws(FieldError) in try FieldRules.password(f[1]) }
+            self = command.first == UInt8(ascii: "r")
                 ? .register(user: user, password: password)
                 : .login(user: user, password: password)
         case "newpost":
-            guard hasFields else { throw .badArguments(.wrongFieldCount) }
-            let fields = rest.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            guard fields.count == 3 else { throw .badArguments(.wrongFieldCount) }
-            let user = try Self.validated { () throws(FieldError) in try Username(String(fields[0])) }
-            let title = try Self.validated { () throws(FieldError) in try FieldRules.title(String(fields[1])) }
-            let content = try Self.validated { () throws(FieldError) in try FieldRules.content(String(fields[2])) }
+            let f = try fields(3)
+            let user = try Self.validated { () throws(FieldError) in try Username(f[0]) }
+            let title = try Self.validated { () throws(FieldError) in try FieldRules.title(f[1]) }
+            let content = try Self.validated { () throws(FieldError) in try FieldRules.content(f[2]) }
             self = .newPost(user: user, title: title, content: content)
         default:
             throw .unknownCommand

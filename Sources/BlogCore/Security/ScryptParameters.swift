@@ -23,7 +23,11 @@ public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether BoringSSL will accept these parameters.
     public var isValid: Bool {
-        (1...20).contains(logN) && (1...32).contains(r) && (1...16).contains(p)
+        guard (1...20).contains(logN), (1...32).contains(r), (1...16).contains(p) else { return false }
+        // BoringSSL wants N < 2^(16r). swift-crypto grants 128*N*r*p bytes
+        // plus one page, while BoringSSL needs 128*r*(N+p+1): with p = 1
+        // that fits only while 256*r stays within a page.
+        return logN < 16 * r && (p > 1 || r <= 16)
     }
 
     /// Memory one hash needs, in bytes (128 * r * N).

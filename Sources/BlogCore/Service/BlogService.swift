@@ -13,19 +13,28 @@ public final class BlogService: Sendable {
         public var scrypt: ScryptParameters
         /// How long a login lets the same address post, in seconds.
         public var loginLease: Double
+        /// Posts per archive page; the main page holds up to twice as many.
+        public var pageSize: Int
+        /// When repeated failed logins lock a user out from an address.
+        public var loginThrottle: LoginThrottle.Policy
 
-        public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600) {
+        public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600,
+                    pageSize: Int = 50, loginThrottle: LoginThrottle.Policy = .init()) {
             self.openPosting = openPosting
             self.scrypt = scrypt
             self.loginLease = loginLease
+            self.pageSize = pageSize
+            self.loginThrottle = loginThrottle
         }
     }
 
     public let store: BlogStore
     public let pages: PageStore
     public let settings: Settings
+    let userPages: UserPages
     let hasher: PasswordHasher
     let leases: LoginLeases
+    let throttle: LoginThrottle
     private let userLocks = KeyedLocks()
     /// scrypt is memory-hard: hashing at most one per core keeps memory
     /// bounded however many clients log in at once.
@@ -41,6 +50,8 @@ public final class BlogService: Sendable {
         self.settings = settings
         self.hasher = try PasswordHasher(parameters: settings.scrypt)
         self.leases = LoginLeases(duration: settings.loginLease, now: now)
+        self.throttle = LoginThrottle(policy: settings.loginThrottle, now: now)
+        self.userPages = UserPages(store: pages, layout: PageLayout(pageSize: max(1, settings.pageSize)))
         self.hashSlots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount))
         self.logger = logger
         self.now = now
@@ -78,9 +89,12 @@ public final class BlogService: Sendable {
             let reply = try userLocks.withLock(user.key) { () throws(StorageError) -> Reply in
                 let record = try store.createUser(name: user.value, passwordHash: hash, at: now())
                 do {
-                    try pages.write(PageRenderer.page(user: record.name, posts: []), user: record.name)
+                    try userPages.create(user: record.name)
                 } catch {
+                    // A failure reply must leave nothing behind, or a retry
+                    // would find its own name taken.
                     logger.error("page not written", metadata: ["user": "\(record.name)", "error": "\(error)"])
+                    undo("user", record.name) { () throws(StorageError) in try store.deleteUser(id: record.id ?? -1) }
                     return .databaseError
                 }
                 return .registered
@@ -103,6 +117,8 @@ public final class BlogService: Sendable {
             logger.error("login failed", metadata: ["user": "\(user)", "error": "\(error)"])
             return .databaseError
         }
+        // A locked-out guesser learns nothing more, and costs no scrypt.
+        if throttle.isLocked(user, from: session.peerAddress) { return .loginRefused }
         let valid = hashing {
             guard let record else {
                 // Same cost as a real check, so timing does not reveal names.
@@ -111,7 +127,11 @@ public final class BlogService: Sendable {
             }
             return hasher.verify(password, against: record.passwordHash)
         }
-        guard valid else { return .loginRefused }
+        guard valid else {
+            throttle.recordFailure(user, from: session.peerAddress)
+            return .loginRefused
+        }
+        throttle.recordSuccess(user, from: session.peerAddress)
         authenticate(user, &session)
         return .loggedIn
     }
@@ -130,7 +150,10 @@ public final class BlogService: Sendable {
                 do {
                     try updatePage(of: owner, with: post)
                 } catch {
+                    // Not on the page means not acknowledged: take the post
+                    // back, so that a retry does not store it twice.
                     logger.error("page not updated", metadata: ["user": "\(owner.name)", "post": "\(post.id ?? 0)", "error": "\(error)"])
+                    undo("post", owner.name) { () throws(StorageError) in try store.deletePost(id: post.id ?? -1) }
                     return .postFailed
                 }
                 return .posted
@@ -144,18 +167,22 @@ public final class BlogService: Sendable {
     }
 
     private func updatePage(of owner: UserRecord, with post: PostRecord) throws {
-        if let page = pages.read(user: owner.name),
-           let updated = PageRenderer.inserting(PageRenderer.postLine(post), into: page) {
-            try pages.write(updated, user: owner.name)
-        } else {
+        if try !userPages.add(post, user: owner.name) {
             try rebuildPage(of: owner)
         }
     }
 
-    /// Rewrites a user's page from the database.
+    /// Rewrites a user's pages (main and archives) from the database.
     public func rebuildPage(of owner: UserRecord) throws {
-        let posts = try store.posts(ofUserID: owner.id ?? -1)
-        try pages.write(PageRenderer.page(user: owner.name, posts: posts), user: owner.name)
+        try userPages.rebuild(user: owner.name, oldestFirst: store.postsOldestFirst(ofUserID: owner.id ?? -1))
+    }
+
+    /// Takes back a commit whose reply will be a failure. If even that
+    /// fails, the start-up page check shows the row on its page later.
+    private func undo(_ what: String, _ user: String, _ body: () throws(StorageError) -> Void) {
+        do { try body() } catch {
+            logger.error("could not take back a \(what)", metadata: ["user": "\(user)", "error": "\(error)"])
+        }
     }
 
     private func authenticate(_ user: Username, _ session: inout Session) {

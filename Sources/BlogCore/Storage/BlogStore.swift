@@ -8,6 +8,8 @@ import GRDB
 /// the call returns, so an OK reply can promise durability.
 public final class BlogStore: Sendable {
     let pool: DatabasePool
+    /// Inserts from many clients share transactions (and fsyncs).
+    let commits: GroupCommit
     public let path: String
 
     /// Opens (or, with `create`, creates) the database at `path` and brings
@@ -27,6 +29,7 @@ public final class BlogStore: Sendable {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             }
             pool = try DatabasePool(path: path, configuration: config)
+            commits = GroupCommit(pool: pool)
             if !readOnly {
                 // GRDB picks NORMAL for WAL; NORMAL may lose the last commits
                 // on power loss, which would break the promise of an OK reply.
@@ -44,13 +47,35 @@ public final class BlogStore: Sendable {
     }
 
     /// Inserts a user; `.nameTaken` when the name exists in any case.
+    /// Returns once the commit is on disk.
     public func createUser(name: String, passwordHash: String, at date: Date) throws(StorageError) -> UserRecord {
-        var user = UserRecord(id: nil, name: name, passwordHash: passwordHash, createdAt: date)
+        let user = UserRecord(id: nil, name: name, passwordHash: passwordHash, createdAt: date)
         do {
-            try pool.write { db in try user.insert(db) }
-            return user
+            return try commits.write { db in
+                var user = user
+                try user.insert(db)
+                return user
+            }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             throw .nameTaken
+        } catch {
+            throw .failed(Self.reason(error))
+        }
+    }
+
+    /// Deletes a user (and, by cascade, their posts).
+    public func deleteUser(id: Int64) throws(StorageError) {
+        do {
+            _ = try commits.write { db in try UserRecord.deleteOne(db, key: id) }
+        } catch {
+            throw .failed(Self.reason(error))
+        }
+    }
+
+    /// Deletes one post.
+    public func deletePost(id: Int64) throws(StorageError) {
+        do {
+            _ = try commits.write { db in try PostRecord.deleteOne(db, key: id) }
         } catch {
             throw .failed(Self.reason(error))
         }
@@ -63,12 +88,16 @@ public final class BlogStore: Sendable {
         }
     }
 
-    /// Inserts a post of an existing user.
+    /// Inserts a post of an existing user. Returns once the commit is on
+    /// disk; concurrent inserts share one commit.
     public func addPost(userID: Int64, title: String, content: String, at date: Date) throws(StorageError) -> PostRecord {
-        var post = PostRecord(id: nil, userID: userID, title: title, content: content, createdAt: date)
+        let post = PostRecord(id: nil, userID: userID, title: title, content: content, createdAt: date)
         do {
-            try pool.write { db in try post.insert(db) }
-            return post
+            return try commits.write { db in
+                var post = post
+                try post.insert(db)
+                return post
+            }
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
             throw .unknownUser
         } catch {
@@ -83,6 +112,28 @@ public final class BlogStore: Sendable {
                 .order(sql: "id DESC").fetchAll(db)
         }
     }
+
+    /// A user's posts, oldest first.
+    public func postsOldestFirst(ofUserID userID: Int64) throws(StorageError) -> [PostRecord] {
+        try read { db in
+            try PostRecord.filter(sql: "user_id = ?", arguments: [userID]).order(sql: "id").fetchAll(db)
+        }
+    }
+
+    /// A user's post ids, oldest first.
+    public func postIDs(ofUserID userID: Int64) throws(StorageError) -> [Int64] {
+        try read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM posts WHERE user_id = ? ORDER BY id", arguments: [userID])
+        }
+    }
+
+    /// Every user, by id.
+    public func allUsers() throws(StorageError) -> [UserRecord] {
+        try read { db in try UserRecord.order(sql: "id").fetchAll(db) }
+    }
+
+    /// Transactions committed by group commit, and the writes they held.
+    public var commitStatistics: (batches: Int, writes: Int) { commits.statistics }
 
     /// Every user with post count and last post time, by name.
     public func userSummaries() throws(StorageError) -> [UserSummary] {

@@ -11,6 +11,13 @@ public struct UserRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     public var passwordHash: String
     public var createdAt: Date
 
+    public init(id: Int64? = nil, name: String, passwordHash: String, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.passwordHash = passwordHash
+        self.createdAt = createdAt
+    }
+
     enum CodingKeys: String, CodingKey {
         case id, name
         case passwordHash = "password_hash"
@@ -31,6 +38,14 @@ public struct PostRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     public var title: String
     public var content: String
     public var createdAt: Date
+
+    public init(id: Int64? = nil, userID: Int64, title: String, content: String, createdAt: Date) {
+        self.id = id
+        self.userID = userID
+        self.title = title
+        self.content = content
+        self.createdAt = createdAt
+    }
 
     enum CodingKeys: String, CodingKey {
         case id, title, content

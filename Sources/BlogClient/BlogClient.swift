@@ -1,0 +1,59 @@
+import BlogCore
+
+/// The Swift counterpart of the original iPhone app's networking class:
+/// each call opens a new TCP connection, sends one message, reads one
+/// reply and closes, as the original client does.
+///
+/// Refusals and server failures are replies (`BlogReply`); only a missing
+/// or senseless reply, or arguments the client will not send, throw.
+///
+///     let client = BlogClient(port: 51515)
+///     guard try client.login(user: "alice", password: "secret") == .ok else { ... }
+///     let reply = try client.post(user: "alice", title: "Hello", content: "First post.")
+public struct BlogClient: Sendable {
+    /// A host name, an IPv4 or an IPv6 literal.
+    public var host: String
+    public var port: Int
+    /// Seconds allowed for connecting, and again for sending the message
+    /// and receiving the reply.
+    public var timeout: Double
+
+    public init(host: String = "localhost", port: Int = 51515, timeout: Double = 10) {
+        self.host = host
+        self.port = port
+        self.timeout = timeout
+    }
+
+    /// `register:USERNAME:PASSWORD`: `.ok` when the user and the page were
+    /// created, `.taken` when the name exists already (in any case).
+    public func register(user: String, password: String) throws(BlogClientError) -> BlogReply {
+        try send(.registering(user: user, password: password))
+    }
+
+    /// `login:USERNAME:PASSWORD`: `.ok` when name and password are right,
+    /// `.rejected` otherwise. A login lets this address post as the user
+    /// for the server's login lease (1 hour by default).
+    public func login(user: String, password: String) throws(BlogClientError) -> BlogReply {
+        try send(.loggingIn(user: user, password: password))
+    }
+
+    /// `newpost:USERNAME:TITLE:CONTENT`: `.ok` when stored and on the page,
+    /// `.rejected` for an unknown user or one not logged in from this
+    /// address (log in first, as the original app does).
+    public func post(user: String, title: String, content: String) throws(BlogClientError) -> BlogReply {
+        try send(.posting(user: user, title: title, content: content))
+    }
+
+    /// Sends any request on a connection of its own and returns the outcome.
+    /// Throws `.unexpectedReply` when the reply belongs to another command.
+    public func send(_ request: Request) throws(BlogClientError) -> BlogReply {
+        let message = try request.wireMessage()
+        let connection = try BlogConnection(host: host, port: port, timeout: timeout)
+        defer { connection.close() }
+        let reply = try connection.send(raw: message)
+        guard let outcome = BlogReply(reply, answering: request) else {
+            throw .unexpectedReply(reply.rawValue)
+        }
+        return outcome
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the client lands.
-public enum BlogClientPlaceholder {}

@@ -1,0 +1,77 @@
+import BlogCore
+
+/// Building requests on the client side, checked with BlogCore's own rules,
+/// and writing them in the wire form that BlogCore's parser reads.
+extension Request {
+    /// A `register:USERNAME:PASSWORD` request, checked against the field rules.
+    public static func registering(user: String, password: String) throws(BlogClientError) -> Request {
+        try checked { () throws(FieldError) in
+            .register(user: try Username(user), password: try FieldRules.password(password))
+        }
+    }
+
+    /// A `login:USERNAME:PASSWORD` request, checked against the field rules.
+    public static func loggingIn(user: String, password: String) throws(BlogClientError) -> Request {
+        try checked { () throws(FieldError) in
+            .login(user: try Username(user), password: try FieldRules.password(password))
+        }
+    }
+
+    /// A `newpost:USERNAME:TITLE:CONTENT` request, checked against the field
+    /// rules. A title may not contain `:`.
+    public static func posting(user: String, title: String, content: String) throws(BlogClientError) -> Request {
+        let request = try checked { () throws(FieldError) in
+            Request.newPost(user: try Username(user), title: try FieldRules.title(title),
+                            content: try FieldRules.content(content))
+        }
+        // Bytes, not Characters: a ':' followed by a combining mark is one
+        // Character, but the server splits on the byte.
+        guard !title.utf8.contains(UInt8(ascii: ":")) else { throw .invalidArgument(.colonInTitle) }
+        return request
+    }
+
+    /// The message body: the command and its fields joined by `:`, without
+    /// the terminator.
+    public var messageBody: String {
+        switch self {
+        case .register(let user, let password): "register:\(user.value):\(password)"
+        case .login(let user, let password): "login:\(user.value):\(password)"
+        case .newPost(let user, let title, let content): "newpost:\(user.value):\(title):\(content)"
+        }
+    }
+
+    /// The whole message as sent, `[E];` included.
+    ///
+    /// Throws unless BlogCore's parser reads the body back as this very
+    /// request, so the client never sends what the server would misread
+    /// (a `:` in a title, `[E];` inside a field).
+    public func wireMessage() throws(BlogClientError) -> [UInt8] {
+        let bytes = Array(messageBody.utf8)
+        // Bytes again: the server's FrameDecoder ends a message at these four
+        // bytes, whatever Characters they belong to.
+        guard !Self.contains(Frame.terminator, in: bytes) else { throw .invalidArgument(.terminatorInField) }
+        let parsed: Request
+        do {
+            parsed = try Request(message: bytes)
+        } catch {
+            switch error {
+            case .badArguments(let field): throw .invalidArgument(.field(field))
+            case .unknownCommand: throw .invalidArgument(.field(.wrongFieldCount))
+            }
+        }
+        // Only a `:` inside the title makes the parser split differently.
+        guard parsed == self else { throw .invalidArgument(.colonInTitle) }
+        return bytes + Frame.terminator
+    }
+
+    private static func contains(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { start in
+            haystack[start..<(start + needle.count)].elementsEqual(needle)
+        }
+    }
+
+    private static func checked(_ build: () throws(FieldError) -> Request) throws(BlogClientError) -> Request {
+        do { return try build() } catch { throw .invalidArgument(.field(error)) }
+    }
+}

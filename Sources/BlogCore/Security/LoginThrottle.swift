@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+
+/// Slows password guessing: after `allowedFailures` failed logins for one
+/// user from one address within `window`, logins for that user from that
+/// address are refused for `lockout` without checking the password.
+///
+/// Keyed by user *and* address, so a guesser elsewhere never locks the real
+/// user out. Memory is bounded: past `capacity` entries the stale ones are
+/// swept, and if that is not enough the oldest are dropped.
+public final class LoginThrottle: Sendable {
+    public struct Policy: Sendable, Equatable {
+        public var allowedFailures: Int
+        public var window: TimeInterval
+        public var lockout: TimeInterval
+
+        public init(allowedFailures: Int = 5, window: TimeInterval = 300, lockout: TimeInterval = 300) {
+            self.allowedFailures = allowedFailures
+            self.window = window
+            self.lockout = lockout
+        }
+
+        /// No throttling at all.
+        public static let off = Policy(allowedFailures: .max, window: 0, lockout: 0)
+    }
+
+    private struct Key: Hashable {
+        var user: String
+        var address: String
+    }
+
+    private struct Record {
+        var failures: Int
+        var firstFailure: Date
+        var lockedUntil: Date?
+    }
+
+    public let policy: Policy
+    private let capacity: Int
+    private let now: @Sendable () -> Date
+    private let records = Mutex<[Key: Record]>([:])
+
+    public init(policy: Policy, capacity: Int = 100_000, now: @escaping @Sendable () -> Date = Date.init) {
+        self.policy = policy
+        self.capacity = capacity
+        self.now = now
+    }
+
+    /// Whether `user` at `address` is locked out right now.
+    public func isLocked(_ user: Username, from address: String) -> Bool {
+        let current = now()
+        return records.withLock { records in
+            guard let until = records[Key(user: user.key, address: address)]?.lockedUntil else { return false }
+            return until > current
+        }
+    }
+
+    /// Counts a failed login; locks once the failures reach the limit.
+    public func recordFailure(_ user: Username, from address: String) {
+        guard policy.allowedFailures != .max else { return }
+        let current = now()
+        let key = Key(user: user.key, address: address)
+        records.withLock { records in
+            var record = records[key] ?? Record(failures: 0, firstFailure: current)
+            if current.timeIntervalSince(record.firstFailure) > policy.window || (record.lockedUntil.map { $0 <= current } ?? false) {
+                record = Record(failures: 0, firstFailure: current)
+            }
+            record.failures += 1
+            if record.failures >= policy.allowedFailures {
+                record.lockedUntil = current.addingTimeInterval(policy.lockout)
+            }
+            if records[key] == nil && records.count >= capacity { sweep(&records, at: current) }
+            records[key] = record
+        }
+    }
+
+    /// A successful login forgets the failures of that user at that address.
+    public func recordSuccess(_ user: Username, from address: String) {
+        records.withLock { _ = $0.removeValue(forKey: Key(user: user.key, address: address)) }
+    }
+
+    /// Entries held (for tests).
+    public var count: Int { records.withLock { $0.count } }
+
+    private func sweep(_ records: inout [Key: Record], at current: Date) {
+        let horizon = max(policy.window, policy.lockout)
+        records = records.filter { _, record in
+            if let until = record.lockedUntil { return until > current }
+            return current.timeIntervalSince(record.firstFailure) <= horizon
+        }
+        if records.count >= capacity {
+            let oldest = records.sorted { $0.value.firstFailure < $1.value.firstFailure }.prefix(records.count - capacity / 2)
+            for (key, _) in oldest { records[key] = nil }
+        }
+    }
+}

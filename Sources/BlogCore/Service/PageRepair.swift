@@ -1,0 +1,70 @@
+/// Checking and rebuilding pages from the database, the source of truth.
+extension BlogService {
+    /// What a check of the pages found.
+    public struct PageReport: Sendable, Equatable {
+        /// Users whose pages were checked.
+        public var checked: Int
+        /// Users whose pages were missing, stale or damaged, and rewritten.
+        public var rebuilt: [String]
+    }
+
+    /// Why pages could not be rebuilt.
+    public enum RepairError: Error, Equatable, Sendable, CustomStringConvertible {
+        case unknownUsers([String])
+        case failed(user: String, reason: String)
+
+        public var description: String {
+            switch self {
+            case .unknownUsers(let names): "no such user: \(names.joined(separator: ", "))"
+            case .failed(let user, let reason): "cannot rebuild the pages of \(user): \(reason)"
+            }
+        }
+    }
+
+    /// Compares every user's pages with the database (each post line
+    /// carries its id) and rewrites those that are missing, stale or
+    /// damaged. `blogd serve` runs this before it accepts connections.
+    public func repairPages() throws(RepairError) -> PageReport {
+        let users: [UserRecord]
+        do { users = try store.allUsers() } catch { throw .failed(user: "*", reason: "\(error)") }
+        var report = PageReport(checked: 0, rebuilt: [])
+        for user in users {
+            report.checked += 1
+            do {
+                let ids = try store.postIDs(ofUserID: user.id ?? -1)
+                if !userPages.areCurrent(user: user.name, oldestFirst: ids) {
+                    try rebuildPage(of: user)
+                    report.rebuilt.append(user.name)
+                }
+            } catch {
+                throw .failed(user: user.name, reason: "\(error)")
+            }
+        }
+        return report
+    }
+
+    /// Rewrites the pages of the named users (any case), or of everyone
+    /// when `names` is empty. Returns the names as registered.
+    public func rebuildPages(of names: [String]) throws(RepairError) -> [String] {
+        var users: [UserRecord] = []
+        do {
+            if names.isEmpty {
+                users = try store.allUsers()
+            } else {
+                var unknown: [String] = []
+                for name in names {
+                    if let user = try store.user(named: name) { users.append(user) } else { unknown.append(name) }
+                }
+                guard unknown.isEmpty else { throw RepairError.unknownUsers(unknown) }
+            }
+        } catch let error as RepairError {
+            throw error
+        } catch {
+            throw .failed(user: "*", reason: "\(error)")
+        }
+        for user in users {
+            do { try rebuildPage(of: user) } catch { throw .failed(user: user.name, reason: "\(error)") }
+        }
+        return users.map(\.name)
+    }
+}

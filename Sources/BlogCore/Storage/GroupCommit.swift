@@ -1,0 +1,93 @@
+import Dispatch
+import GRDB
+import Synchronization
+
+/// Group commit: the writes that many clients hand in at about the same
+/// time share one transaction, so they share one fsync.
+///
+/// Each write runs in a savepoint of its own inside the batch: a write that
+/// fails is rolled back alone and reported to its caller alone, and the
+/// others still commit. Every caller waits until the batch commit is on
+/// disk, so an OK reply after `write` returns is still a durable one. If the
+/// commit itself fails, every write of the batch fails and none is stored.
+final class GroupCommit: Sendable {
+    private final class Job: @unchecked Sendable {
+        let work: (Database) throws -> Void
+        let done = DispatchSemaphore(value: 0)
+        /// Set by the committer before `done` is signalled.
+        var failure: (any Error)?
+
+        init(_ work: @escaping (Database) throws -> Void) {
+            self.work = work
+        }
+    }
+
+    private let pool: DatabasePool
+    private let queue = DispatchQueue(label: "blogd.group-commit")
+    private let pending = Mutex<(jobs: [Job], scheduled: Bool)>(([], false))
+    /// The most writes one transaction takes, so one batch's latency stays bounded.
+    let maxBatch: Int
+    private let batchSizes = Mutex<(batches: Int, writes: Int)>((0, 0))
+
+    init(pool: DatabasePool, maxBatch: Int = 256) {
+        self.pool = pool
+        self.maxBatch = maxBatch
+    }
+
+    /// Runs `work` inside the next batch and returns once it is committed.
+    func write<T: Sendable>(_ work: @escaping (Database) throws -> T) throws -> T {
+        let result = Mutex<T?>(nil)
+        let job = Job { db in
+            let value = try work(db)
+            result.withLock { $0 = value }
+        }
+        let mustSchedule = pending.withLock { state in
+            state.jobs.append(job)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+        if mustSchedule { queue.async { self.drain() } }
+        job.done.wait()
+        if let failure = job.failure { throw failure }
+        return result.withLock { $0! }
+    }
+
+    /// Batches committed so far and the writes they held (for tests and
+    /// benchmarks).
+    var statistics: (batches: Int, writes: Int) { batchSizes.withLock { $0 } }
+
+    /// Commits everything pending, batch after batch, until nothing is left.
+    private func drain() {
+        while true {
+            let batch: [Job] = pending.withLock { state in
+                let taken = Array(state.jobs.prefix(maxBatch))
+                state.jobs.removeFirst(taken.count)
+                if taken.isEmpty { state.scheduled = false }
+                return taken
+            }
+            guard !batch.isEmpty else { return }
+            commit(batch)
+        }
+    }
+
+    private func commit(_ batch: [Job]) {
+        do {
+            try pool.write { db in
+                for job in batch {
+                    do {
+                        try db.inSavepoint {
+                            try job.work(db)
+                            return .commit
+                        }
+                    } catch {
+                        job.failure = error
+                    }
+                }
+            }
+            batchSizes.withLock { $0 = ($0.batches + 1, $0.writes + batch.count) }
+        } catch {
+            for job in batch { job.failure = error }
+        }
+        batch.forEach { $0.done.signal() }
+    }
+}

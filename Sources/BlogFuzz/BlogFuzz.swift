@@ -1,0 +1,114 @@
+import BlogCore
+import Foundation
+
+// The codec meets hostile bytes first, so it is what we fuzz: framing with
+// arbitrary chunking, request parsing, and the page a parsed post becomes.
+// Every invariant is a `precondition`, so a violation is a crash libFuzzer
+// reports with the input that caused it.
+
+/// Checks one input; crashes on any broken invariant.
+func check(_ data: [UInt8]) {
+    let limit = 512
+    // The first byte picks the chunk size, so libFuzzer explores splits of
+    // terminators and multi-byte characters across reads.
+    let chunk = max(1, Int(data.first ?? 1) % 17)
+    var decoder = FrameDecoder(maxMessageBytes: limit)
+    var start = 0
+    var messages = 0
+    while start < data.count {
+        let end = min(data.count, start + chunk)
+        decoder.append(data[start..<end])
+        start = end
+        while let event = decoder.next() {
+            switch event {
+            case .message(let body):
+                messages += 1
+                precondition(body.count <= limit, "a message over the limit got through")
+                precondition(!contains(body, Frame.terminator), "a message kept a terminator")
+                precondition(body.first.map { !Frame.isSkippableWhitespace($0) } ?? true, "leading whitespace kept")
+                checkRequest(body)
+            case .oversized:
+                precondition(decoder.isOversized)
+            }
+        }
+        precondition(decoder.pendingByteCount <= limit + Frame.terminator.count, "decoder grew past its bound")
+    }
+    checkRequest(data)
+}
+
+/// Parsing never crashes; what parses obeys the field rules, and a post
+/// renders to exactly one escaped line that reads back as itself.
+func checkRequest(_ body: [UInt8]) {
+    guard let request = try? Request(message: body) else { return }
+    let name = request.user.value
+    precondition((1...Username.maxLength).contains(name.utf8.count))
+    precondition(!name.contains("/") && !name.contains(".") && !name.contains("\0"), "unsafe name \(name)")
+    switch request {
+    case .register(_, let password), .login(_, let password):
+        precondition((1...FieldRules.maxPasswordBytes).contains(password.utf8.count))
+    case .newPost(let user, let title, let content):
+        let post = PostRecord(id: 7, userID: 1, title: title, content: content, createdAt: Date(timeIntervalSince1970: 0))
+        let line = PageRenderer.postLine(post)
+        precondition(!line.contains("\n") && !line.contains("\r"), "a post spans lines")
+        precondition(!line.contains("<script") && !line.contains("<img"), "markup got through unescaped")
+        let page = PageRenderer.page(user: user.value, postLines: [line], archives: 0)
+        let parsed = ParsedPage(page, user: user.value)
+        precondition(parsed?.postIDs == [7], "the page does not read back")
+    }
+}
+
+func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard haystack.count >= needle.count else { return false }
+    return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    check(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    return 0
+}
+
+#if !FUZZING
+/// Without libFuzzer: replays the files (or folders of files) given, e.g.
+/// the seed corpus, so a crash found once stays a regression check.
+@main
+enum Replay {
+    static func main() {
+        var count = 0
+        for path in CommandLine.arguments.dropFirst() {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                FileHandle.standardError.write(Data("BlogFuzz: no such file: \(path)\n".utf8))
+                exit(1)
+            }
+            let files = isFolder.boolValue
+                ? (try? FileManager.default.contentsOfDirectory(atPath: path).sorted().map { path + "/" + $0 }) ?? []
+                : [path]
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: file) else { continue }
+                check(Array(data))
+                count += 1
+            }
+        }
+        print("replayed \(count) inputs, no invariant broken")
+    }
+}
+#endif
+
+#if FUZZING
+// SwiftPM links an executable's entry point as `<module>_main`; under
+// libFuzzer that entry point hands control to libFuzzer's driver.
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+@_cdecl("BlogFuzz_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments, fuzzOne)
+}
+#endif

@@ -1,0 +1,54 @@
+import ArgumentParser
+import BlogCore
+import Foundation
+import Logging
+
+/// Options every command that touches the data shares.
+struct DataOptions: ParsableArguments {
+    @Option(help: "JSON config file (default: config/blogd.json if present).")
+    var config: String?
+    @Option(help: "SQLite database file.")
+    var db: String?
+    @Option(name: .customLong("public"), help: "Public web folder for the pages.")
+    var publicFolder: String?
+
+    /// The configuration: defaults, file, `BLOGD_*`, then these flags and `extra`.
+    func load(extra: [String: String] = [:]) async throws -> BlogConfig {
+        var flags = extra
+        flags["db"] = db
+        flags["public"] = publicFolder
+        do {
+            return try await ConfigLoader.load(file: config, flags: flags)
+        } catch {
+            throw fail(error.description)
+        }
+    }
+}
+
+/// The store and service a configuration describes; fails with one clear
+/// line when the public folder or the database cannot be used.
+func openService(_ settings: BlogConfig, logger: Logger) throws -> (BlogStore, BlogService) {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: settings.publicFolder, isDirectory: &isFolder), isFolder.boolValue,
+          FileManager.default.isWritableFile(atPath: settings.publicFolder) else {
+        throw fail("public folder not found or not writable: \(settings.publicFolder)")
+    }
+    do {
+        let store = try BlogStore(path: settings.database)
+        let service = try BlogService(
+            store: store, pages: PageStore(folder: URL(fileURLWithPath: settings.publicFolder)),
+            settings: settings.serviceSettings, logger: logger)
+        return (store, service)
+    } catch {
+        throw fail("\(error)")
+    }
+}
+
+/// Routes swift-log to stderr at the configured level.
+func bootstrapLogging(_ settings: BlogConfig) {
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
+        return handler
+    }
+}

@@ -1,0 +1,346 @@
+import Foundation
+import Testing
+@testable import BlogCore
+
+@Suite("BlogStore")
+struct BlogStoreTests {
+    private let t0 = TestClock.start
+
+    private func withStore<T>(_ body: (BlogStore, URL) throws -> T) throws -> T {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            defer { try? store.close() }
+            return try body(store, folder)
+        }
+    }
+
+    /// The storage error `body` throws, or nil when it throws none.
+    private func storageError(_ body: () throws -> Void) -> StorageError? {
+        do {
+            try body()
+            return nil
+        } catch let error as StorageError {
+            return error
+        } catch {
+            Issue.record("not a StorageError: \(error)")
+            return nil
+        }
+    }
+
+    @Test func createUser() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let record = try store.createUser(name: "Alice", passwordHash: "$scrypt$x", at: t0)
+            #expect(record.id != nil)
+            #expect(record.name == "Alice")
+            #expect(record.passwordHash == "$scrypt$x")
+            #expect(record.createdAt == t0)
+            let second = try store.createUser(name: "bob", passwordHash: "h", at: t0)
+            #expect(second.id != record.id)
+        }
+    }
+
+    @Test func nameTakenRegardlessOfCase() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            _ = try store.createUser(name: "Alice", passwordHash: "h", at: t0)
+            for name in ["Alice", "alice", "ALICE", "aLiCe"] {
+                #expect(storageError { _ = try store.createUser(name: name, passwordHash: "h2", at: t0) } == .nameTaken, "\(name)")
+            }
+            #expect(try store.userSummaries().map(\.name) == ["Alice"])
+        }
+    }
+
+    @Test func userNamedIsCaseInsensitive() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let created = try store.createUser(name: "Alice", passwordHash: "h", at: t0)
+            for name in ["Alice", "alice", "ALICE"] {
+                let found = try store.user(named: name)
+                #expect(found == created, "\(name)")
+                #expect(found?.name == "Alice", "keeps the registered case")
+            }
+            #expect(try store.user(named: "alic") == nil)
+            #expect(try store.user(named: "alice2") == nil)
+            #expect(try store.user(named: "") == nil)
+            #expect(try store.user(named: "%") == nil)
+            #expect(try store.user(named: "' OR 1=1 --") == nil)
+        }
+    }
+
+    @Test func addPostAndListNewestFirst() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            let bob = try store.createUser(name: "bob", passwordHash: "h", at: t0)
+            var made: [PostRecord] = []
+            for index in 0 ..< 5 {
+                let post = try store.addPost(userID: alice.id!, title: "T\(index)", content: "line\n\(index):x",
+                                             at: t0.addingTimeInterval(Double(index)))
+                #expect(post.id != nil)
+                #expect(post.userID == alice.id)
+                made.append(post)
+            }
+            _ = try store.addPost(userID: bob.id!, title: "bob's", content: "", at: t0)
+            let listed = try store.posts(ofUserID: alice.id!)
+            #expect(listed == made.reversed())
+            #expect(listed.map(\.title) == ["T4", "T3", "T2", "T1", "T0"])
+            #expect(try store.posts(ofUserID: bob.id!).map(\.title) == ["bob's"])
+            #expect(try store.posts(ofUserID: 12345).isEmpty)
+        }
+    }
+
+    @Test func newestFirstIsByIdNotByDate() throws {
+        // A clock step backwards must not reorder posts.
+        try withStore { (store: BlogStore, _: URL) throws in
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            _ = try store.addPost(userID: alice.id!, title: "first", content: "", at: t0)
+            _ = try store.addPost(userID: alice.id!, title: "second", content: "", at: t0.addingTimeInterval(-3600))
+            #expect(try store.posts(ofUserID: alice.id!).map(\.title) == ["second", "first"])
+        }
+    }
+
+    @Test func textRoundTripsExactly() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            let content = "ünïcödé 😀\r\n<b>&'\"\ttabs\n\n:colons:[E];"
+            _ = try store.addPost(userID: alice.id!, title: "Titulek článku", content: content, at: t0)
+            let post = try #require(try store.posts(ofUserID: alice.id!).first)
+            #expect(post.title == "Titulek článku")
+            #expect(post.content == content)
+        }
+    }
+
+    @Test func addPostToUnknownUser() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            #expect(storageError { _ = try store.addPost(userID: 42, title: "t", content: "c", at: t0) } == .unknownUser)
+            #expect(try store.userSummaries().isEmpty)
+        }
+    }
+
+    @Test func userSummaries() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let bob = try store.createUser(name: "bob", passwordHash: "h", at: t0.addingTimeInterval(10))
+            _ = try store.createUser(name: "Alice", passwordHash: "h", at: t0)
+            _ = try store.createUser(name: "carol", passwordHash: "h", at: t0.addingTimeInterval(20))
+            _ = try store.addPost(userID: bob.id!, title: "a", content: "", at: t0.addingTimeInterval(100))
+            _ = try store.addPost(userID: bob.id!, title: "b", content: "", at: t0.addingTimeInterval(300))
+            _ = try store.addPost(userID: bob.id!, title: "c", content: "", at: t0.addingTimeInterval(200))
+            let summaries = try store.userSummaries()
+            #expect(summaries.map(\.name) == ["Alice", "bob", "carol"], "by name regardless of case")
+            #expect(summaries.map(\.postCount) == [0, 3, 0])
+            #expect(summaries.map(\.lastPostAt) == [nil, t0.addingTimeInterval(300), nil])
+            #expect(summaries.map(\.registeredAt) == [t0, t0.addingTimeInterval(10), t0.addingTimeInterval(20)])
+        }
+    }
+
+    @Test func userSummariesOfEmptyStore() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            #expect(try store.userSummaries().isEmpty)
+        }
+    }
+
+    @Test func openMissingWithoutCreate() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let path = folder.appendingPathComponent("nothing.sqlite").path
+            #expect(storageError { _ = try BlogStore(path: path, create: false) } == .missing(path: path))
+            #expect(storageError { _ = try BlogStore(path: path, readOnly: true) } == .missing(path: path))
+            #expect(!FileManager.default.fileExists(atPath: path), "nothing was created")
+        }
+    }
+
+    @Test func createMakesMissingFolders() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let path = folder.appendingPathComponent("a/b/blog.sqlite").path
+            let store = try BlogStore(path: path)
+            #expect(store.path == path)
+            try store.close()
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test func cannotOpenAFolder() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let error = storageError { _ = try BlogStore(path: folder.path) }
+            guard case .cannotOpen(let path, _) = error else {
+                Issue.record("expected cannotOpen, got \(String(describing: error))")
+                return
+            }
+            #expect(path == folder.path)
+        }
+    }
+
+    @Test func cannotOpenGarbage() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let path = folder.appendingPathComponent("garbage.sqlite").path
+            try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
+            let error = storageError { _ = try BlogStore(path: path) }
+            guard case .cannotOpen = error else {
+                Issue.record("expected cannotOpen, got \(String(describing: error))")
+                return
+            }
+        }
+    }
+
+    @Test func readOnlyStoreSeesOtherWriters() throws {
+        try withStore { (writer: BlogStore, _: URL) throws in
+            let reader = try BlogStore(path: writer.path, readOnly: true)
+            defer { try? reader.close() }
+            #expect(try reader.user(named: "alice") == nil)
+            let alice = try writer.createUser(name: "alice", passwordHash: "h", at: t0)
+            _ = try writer.addPost(userID: alice.id!, title: "t", content: "c", at: t0)
+            #expect(try reader.user(named: "ALICE")?.name == "alice")
+            #expect(try reader.posts(ofUserID: alice.id!).count == 1)
+            #expect(try reader.userSummaries().map(\.postCount) == [1])
+        }
+    }
+
+    @Test func readOnlyStoreCannotWrite() throws {
+        try withStore { (writer: BlogStore, _: URL) throws in
+            let reader = try BlogStore(path: writer.path, readOnly: true)
+            defer { try? reader.close() }
+            let error = storageError { _ = try reader.createUser(name: "bob", passwordHash: "h", at: t0) }
+            guard case .failed = error else {
+                Issue.record("expected failed, got \(String(describing: error))")
+                return
+            }
+            #expect(try writer.user(named: "bob") == nil)
+        }
+    }
+
+    @Test func dataSurvivesCloseAndReopen() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let path = folder.appendingPathComponent("blog.sqlite").path
+            let first = try BlogStore(path: path)
+            let alice = try first.createUser(name: "Alice", passwordHash: "hash", at: t0)
+            let post = try first.addPost(userID: alice.id!, title: "t", content: "c", at: t0)
+            try first.close()
+
+            let second = try BlogStore(path: path, create: false)
+            defer { try? second.close() }
+            #expect(try second.user(named: "alice") == alice)
+            #expect(try second.posts(ofUserID: alice.id!) == [post])
+            #expect(storageError { _ = try second.createUser(name: "ALICE", passwordHash: "h", at: t0) } == .nameTaken)
+        }
+    }
+
+    @Test func closedStoreFails() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            try store.close()
+            let error = storageError { _ = try store.user(named: "alice") }
+            guard case .failed = error else {
+                Issue.record("expected failed, got \(String(describing: error))")
+                return
+            }
+        }
+    }
+
+    @Test func concurrentCreatesOfOneName() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let results = Collector<StorageError?>()
+            DispatchQueue.concurrentPerform(iterations: 40) { index in
+                let name = index % 2 == 0 ? "Same" : "same"
+                results.append(storageError { _ = try store.createUser(name: name, passwordHash: "h", at: t0) })
+            }
+            #expect(results.all.filter { $0 == nil }.count == 1)
+            #expect(results.all.filter { $0 == .nameTaken }.count == 39)
+            #expect(try store.userSummaries().count == 1)
+        }
+    }
+
+    @Test func newerQueries() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let bob = try store.createUser(name: "bob", passwordHash: "h", at: t0)
+            let alice = try store.createUser(name: "Alice", passwordHash: "h", at: t0)
+            #expect(try store.allUsers().map(\.name) == ["bob", "Alice"], "by id")
+            for index in 0 ..< 4 {
+                _ = try store.addPost(userID: index % 2 == 0 ? alice.id! : bob.id!, title: "t\(index)", content: "", at: t0)
+            }
+            let oldest = try store.postsOldestFirst(ofUserID: alice.id!)
+            #expect(oldest.map(\.title) == ["t0", "t2"])
+            #expect(try store.postIDs(ofUserID: alice.id!) == oldest.map { $0.id! })
+            #expect(try store.posts(ofUserID: alice.id!) == oldest.reversed())
+            #expect(try store.postIDs(ofUserID: 999).isEmpty)
+        }
+    }
+
+    @Test func groupCommitFailuresStayWithTheirCaller() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            let results = Collector<(Int, StorageError?)>()
+            DispatchQueue.concurrentPerform(iterations: 90) { index in
+                switch index % 3 {
+                case 0: // a new user each
+                    results.append((0, storageError { _ = try store.createUser(name: "user\(index)", passwordHash: "h", at: t0) }))
+                case 1: // a taken name
+                    results.append((1, storageError { _ = try store.createUser(name: "ALICE", passwordHash: "h", at: t0) }))
+                default: // half to a real user, half to none
+                    let id = index % 2 == 0 ? alice.id! : 424_242
+                    results.append((id == 424_242 ? 3 : 2, storageError { _ = try store.addPost(userID: id, title: "t", content: "c", at: t0) }))
+                }
+            }
+            let all = results.all
+            #expect(all.count == 90)
+            #expect(all.filter { $0.0 == 0 }.allSatisfy { $0.1 == nil })
+            #expect(all.filter { $0.0 == 1 }.allSatisfy { $0.1 == .nameTaken })
+            #expect(all.filter { $0.0 == 2 }.allSatisfy { $0.1 == nil })
+            #expect(all.filter { $0.0 == 3 }.allSatisfy { $0.1 == .unknownUser })
+            #expect(try store.allUsers().count == 31)
+            #expect(try store.posts(ofUserID: alice.id!).count == all.filter { $0.0 == 2 }.count)
+            let statistics = store.commitStatistics
+            #expect(statistics.writes == 91, "every write went through a batch")
+            #expect(statistics.batches >= 1 && statistics.batches <= 91)
+        }
+    }
+
+    @Test func groupCommitSequentialWrites() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            for index in 0 ..< 5 { _ = try store.createUser(name: "u\(index)", passwordHash: "h", at: t0) }
+            #expect(store.commitStatistics.batches == 5)
+            #expect(store.commitStatistics.writes == 5)
+        }
+    }
+
+    @Test func groupCommitBatchLimit() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let commits = GroupCommit(pool: store.pool, maxBatch: 3)
+            let failures = Collector<String>()
+            DispatchQueue.concurrentPerform(iterations: 30) { index in
+                do {
+                    try commits.write { db in
+                        try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES (?, 'h', '2027-01-15 08:00:00.000')",
+                                       arguments: ["n\(index)"])
+                    }
+                } catch {
+                    failures.append("\(error)")
+                }
+            }
+            #expect(failures.all.isEmpty)
+            #expect(commits.statistics.writes == 30)
+            #expect(commits.statistics.batches >= 10, "no batch holds more than 3 writes")
+            #expect(try store.allUsers().count == 30)
+        }
+    }
+
+    @Test func groupCommitReturnsValueAndRethrows() throws {
+        struct Refused: Error, Equatable {}
+        try withStore { (store: BlogStore, _: URL) throws in
+            let commits = GroupCommit(pool: store.pool)
+            let count = try commits.write { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? -1 }
+            #expect(count == 0)
+            #expect(throws: Refused()) {
+                try commits.write { db -> Int in
+                    try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES ('x', 'h', 't')")
+                    throw Refused()
+                }
+            }
+            // The failed write was rolled back alone.
+            #expect(try store.user(named: "x") == nil)
+        }
+    }
+
+    @Test func errorDescriptions() {
+        #expect(StorageError.nameTaken.description == "name taken")
+        #expect(StorageError.unknownUser.description == "unknown user")
+        #expect(StorageError.missing(path: "/x").description == "no database at /x")
+        #expect(StorageError.cannotOpen(path: "/x", reason: "r").description == "cannot open database /x: r")
+        #expect(StorageError.failed("r").description == "database failure: r")
+    }
+}

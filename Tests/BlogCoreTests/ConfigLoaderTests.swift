@@ -1,0 +1,274 @@
+import Foundation
+import Testing
+@testable import BlogCore
+
+@Suite("ConfigLoader")
+struct ConfigLoaderTests {
+    /// Loads `json` (written to a temporary file) with the given environment and flags.
+    private func load(_ json: String = "{}", environment: [String: String] = [:],
+                      flags: [String: String] = [:]) async throws -> BlogConfig {
+        try await withTemporaryFolder { (folder: URL) async throws in
+            let file = folder.appendingPathComponent("blogd.json")
+            try Data(json.utf8).write(to: file)
+            return try await ConfigLoader.load(file: file.path, environment: environment, flags: flags)
+        }
+    }
+
+    /// The error loading `json` gives, or nil when it loads.
+    private func loadError(_ json: String = "{}", environment: [String: String] = [:],
+                           flags: [String: String] = [:]) async throws -> ConfigLoadError? {
+        try await withTemporaryFolder { (folder: URL) async throws -> ConfigLoadError? in
+            let file = folder.appendingPathComponent("blogd.json")
+            try Data(json.utf8).write(to: file)
+            do {
+                _ = try await ConfigLoader.load(file: file.path, environment: environment, flags: flags)
+                return nil
+            } catch let error as ConfigLoadError {
+                return error
+            }
+        }
+    }
+
+    private func invalidKey(_ error: ConfigLoadError?) -> String? {
+        if case .invalidValue(let key, _) = error { return key }
+        return nil
+    }
+
+    private static let fullFile = """
+        {
+          "host": "127.0.0.1",
+          "port": 6000,
+          "db": "/var/lib/blogd/blog.sqlite",
+          "public": "/srv/www",
+          "keep_alive": true,
+          "max_message_bytes": 1024,
+          "read_timeout": 2.5,
+          "max_connections": 10,
+          "login_lease": 60.5,
+          "open_posting": true,
+          "scrypt": { "log_n": 10, "r": 4, "p": 2 },
+          "page_size": 20,
+          "login_failures_allowed": 3,
+          "login_failure_window": 30,
+          "login_lockout": 90.5,
+          "log_level": "debug"
+        }
+        """
+
+    @Test func defaults() {
+        let config = BlogConfig()
+        #expect(config.host == "*")
+        #expect(config.port == 51515)
+        #expect(config.database == "data/blog.sqlite")
+        #expect(config.publicFolder == "public")
+        #expect(config.keepAlive == false)
+        #expect(config.maxMessageBytes == 65_536)
+        #expect(config.readTimeout == 10)
+        #expect(config.maxConnections == 1024)
+        #expect(config.loginLease == 3600)
+        #expect(config.openPosting == false)
+        #expect(config.scrypt == .standard)
+        #expect(config.pageSize == 50)
+        #expect(config.loginFailuresAllowed == 5)
+        #expect(config.loginFailureWindow == 300)
+        #expect(config.loginLockout == 300)
+        #expect(config.logLevel == "info")
+    }
+
+    @Test func emptyFileGivesDefaults() async throws {
+        #expect(try await load("{}") == BlogConfig())
+    }
+
+    @Test func repositoryConfigFileIsTheDefaults() async throws {
+        let file = repositoryRoot.appendingPathComponent("config/blogd.json").path
+        #expect(try await ConfigLoader.load(file: file, environment: [:]) == BlogConfig())
+    }
+
+    @Test func fileValues() async throws {
+        let config = try await load(Self.fullFile)
+        #expect(config.host == "127.0.0.1")
+        #expect(config.port == 6000)
+        #expect(config.database == "/var/lib/blogd/blog.sqlite")
+        #expect(config.publicFolder == "/srv/www")
+        #expect(config.keepAlive == true)
+        #expect(config.maxMessageBytes == 1024)
+        #expect(config.readTimeout == 2.5)
+        #expect(config.maxConnections == 10)
+        #expect(config.loginLease == 60.5)
+        #expect(config.openPosting == true)
+        #expect(config.scrypt == ScryptParameters(logN: 10, r: 4, p: 2))
+        #expect(config.pageSize == 20)
+        #expect(config.loginFailuresAllowed == 3)
+        #expect(config.loginFailureWindow == 30)
+        #expect(config.loginLockout == 90.5)
+        #expect(config.logLevel == "debug")
+    }
+
+    @Test func wholeNumbersForSecondsInTheFile() async throws {
+        // "read_timeout": 5 is as natural in JSON as 5.0.
+        let config = try await load(#"{"read_timeout": 5, "login_lease": 60}"#)
+        #expect(config.readTimeout == 5)
+        #expect(config.loginLease == 60)
+    }
+
+    @Test func partialScryptSection() async throws {
+        let config = try await load(#"{"scrypt": {"log_n": 12}}"#)
+        #expect(config.scrypt == ScryptParameters(logN: 12, r: 8, p: 5))
+    }
+
+    @Test func environmentOverridesFile() async throws {
+        let environment = [
+            "BLOGD_PORT": "7000", "BLOGD_KEEP_ALIVE": "true", "BLOGD_SCRYPT_LOG_N": "12",
+            "BLOGD_HOST": "::1", "BLOGD_READ_TIMEOUT": "0.5", "BLOGD_OPEN_POSTING": "false",
+            "BLOGD_LOG_LEVEL": "warning", "BLOGD_DB": "env.sqlite",
+            "BLOGD_PAGE_SIZE": "9", "BLOGD_LOGIN_FAILURES_ALLOWED": "4",
+        ]
+        let config = try await load(Self.fullFile, environment: environment)
+        #expect(config.port == 7000)
+        #expect(config.keepAlive == true)
+        #expect(config.scrypt == ScryptParameters(logN: 12, r: 4, p: 2))
+        #expect(config.host == "::1")
+        #expect(config.readTimeout == 0.5)
+        #expect(config.openPosting == false)
+        #expect(config.logLevel == "warning")
+        #expect(config.database == "env.sqlite")
+        #expect(config.pageSize == 9)
+        #expect(config.loginFailuresAllowed == 4)
+        // Untouched keys keep the file's values.
+        #expect(config.maxConnections == 10)
+        #expect(config.publicFolder == "/srv/www")
+    }
+
+    @Test func environmentOverridesDefaults() async throws {
+        let config = try await load("{}", environment: ["BLOGD_KEEP_ALIVE": "yes", "BLOGD_MAX_CONNECTIONS": "5"])
+        #expect(config.keepAlive == true)
+        #expect(config.maxConnections == 5)
+    }
+
+    @Test func otherEnvironmentVariablesAreIgnored() async throws {
+        let config = try await load("{}", environment: ["PORT": "1", "port": "2", "BLOG_PORT": "3", "HOST": "x"])
+        #expect(config == BlogConfig())
+    }
+
+    @Test func flagsOverrideEnvironment() async throws {
+        let config = try await load(
+            Self.fullFile,
+            environment: ["BLOGD_PORT": "7000", "BLOGD_SCRYPT_LOG_N": "12", "BLOGD_KEEP_ALIVE": "true"],
+            flags: ["port": "8000", "scrypt.log_n": "11", "keep_alive": "false", "public": "flag-public"])
+        #expect(config.port == 8000)
+        #expect(config.scrypt.logN == 11)
+        #expect(config.keepAlive == false)
+        #expect(config.publicFolder == "flag-public")
+    }
+
+    @Test(arguments: ["true", "TRUE", "yes", "1", "on"])
+    func trueSpellings(text: String) async throws {
+        #expect(try await load(environment: ["BLOGD_KEEP_ALIVE": text]).keepAlive == true)
+    }
+
+    @Test(arguments: ["false", "False", "no", "0", "off"])
+    func falseSpellings(text: String) async throws {
+        #expect(try await load(#"{"keep_alive": true}"#, environment: ["BLOGD_KEEP_ALIVE": text]).keepAlive == false)
+    }
+
+    @Test func missingExplicitFile() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString).json").path
+        await #expect(throws: ConfigLoadError.missingFile(path)) {
+            try await ConfigLoader.load(file: path, environment: [:])
+        }
+    }
+
+    @Test func folderAsFile() async throws {
+        try await withTemporaryFolder { (folder: URL) async throws in
+            do {
+                _ = try await ConfigLoader.load(file: folder.path, environment: [:])
+                Issue.record("a folder loaded as a config file")
+            } catch let error as ConfigLoadError {
+                guard case .unreadableFile(let path, _) = error else {
+                    Issue.record("expected unreadableFile, got \(error)")
+                    return
+                }
+                #expect(path == folder.path)
+            }
+        }
+    }
+
+    @Test(arguments: ["{", "not json", "{\"port\": }", ""])
+    func malformedJSON(text: String) async throws {
+        let error = try await loadError(text)
+        guard case .unreadableFile = error else {
+            Issue.record("expected unreadableFile, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func portNotANumber() async throws {
+        #expect(invalidKey(try await loadError(environment: ["BLOGD_PORT": "abc"])) == "port")
+        #expect(invalidKey(try await loadError(flags: ["port": "12ab"])) == "port")
+        #expect(invalidKey(try await loadError(#"{"port": "http"}"#)) == "port")
+    }
+
+    @Test func portOutOfRange() async throws {
+        #expect(invalidKey(try await loadError(#"{"port": 70000}"#)) == "port")
+        #expect(invalidKey(try await loadError(#"{"port": -1}"#)) == "port")
+        #expect(invalidKey(try await loadError(environment: ["BLOGD_PORT": "65536"])) == "port")
+        #expect(try await load(environment: ["BLOGD_PORT": "65535"]).port == 65535)
+        #expect(try await load(environment: ["BLOGD_PORT": "0"]).port == 0)
+    }
+
+    @Test func badLogLevel() async throws {
+        #expect(invalidKey(try await loadError(#"{"log_level": "loud"}"#)) == "log_level")
+        #expect(invalidKey(try await loadError(environment: ["BLOGD_LOG_LEVEL": "INFO"])) == "log_level")
+        for level in ["trace", "debug", "info", "notice", "warning", "error", "critical"] {
+            #expect(try await load(environment: ["BLOGD_LOG_LEVEL": level]).logLevel == level)
+        }
+    }
+
+    @Test func otherInvalidValues() async throws {
+        #expect(invalidKey(try await loadError(environment: ["BLOGD_KEEP_ALIVE": "maybe"])) == "keep_alive")
+        #expect(invalidKey(try await loadError(#"{"max_message_bytes": 8}"#)) == "max_message_bytes")
+        #expect(invalidKey(try await loadError(#"{"max_connections": 0}"#)) == "max_connections")
+        #expect(invalidKey(try await loadError(#"{"read_timeout": 0}"#)) == "read_timeout")
+        #expect(invalidKey(try await loadError(environment: ["BLOGD_READ_TIMEOUT": "soon"])) == "read_timeout")
+        #expect(invalidKey(try await loadError(#"{"login_lease": -1}"#)) == "login_lease")
+        #expect(invalidKey(try await loadError(#"{"scrypt": {"r": 33}}"#)) == "scrypt.r")
+        #expect(invalidKey(try await loadError(#"{"scrypt": {"p": 0}}"#)) == "scrypt.p")
+        #expect(invalidKey(try await loadError(environment: ["BLOGD_SCRYPT_LOG_N": "21"])) == "scrypt.log_n")
+        #expect(invalidKey(try await loadError(#"{"host": ""}"#)) == "host")
+        #expect(invalidKey(try await loadError(#"{"page_size": 0}"#)) == "page_size")
+        #expect(invalidKey(try await loadError(#"{"page_size": 10001}"#)) == "page_size")
+        #expect(invalidKey(try await loadError(#"{"login_failures_allowed": 0}"#)) == "login_failures_allowed")
+        #expect(invalidKey(try await loadError(#"{"login_failure_window": -1}"#)) == "login_failure_window")
+        #expect(invalidKey(try await loadError(environment: ["BLOGD_LOGIN_LOCKOUT": "forever"])) == "login_lockout")
+        #expect(invalidKey(try await loadError(environment: ["BLOGD_DB": ""])) == "db")
+    }
+
+    @Test func serviceSettingsFollowTheConfig() {
+        var config = BlogConfig()
+        config.openPosting = true
+        config.loginLease = 12
+        config.scrypt = .testing
+        config.pageSize = 7
+        config.loginFailuresAllowed = 2
+        config.loginFailureWindow = 20
+        config.loginLockout = 40
+        let settings = config.serviceSettings
+        #expect(settings.openPosting == true)
+        #expect(settings.loginLease == 12)
+        #expect(settings.scrypt == .testing)
+        #expect(settings.pageSize == 7)
+        #expect(settings.loginThrottle == LoginThrottle.Policy(allowedFailures: 2, window: 20, lockout: 40))
+    }
+
+    @Test func errorDescriptionsAreOneLine() {
+        let errors: [ConfigLoadError] = [
+            .missingFile("config/x.json"),
+            .unreadableFile("config/x.json", reason: "bad"),
+            .invalidValue(key: "port", reason: "'abc' is not a whole number"),
+        ]
+        #expect(errors[0].description == "config file not found: config/x.json")
+        #expect(errors[1].description == "cannot read config file config/x.json: bad")
+        #expect(errors[2].description == "invalid config value for port: 'abc' is not a whole number")
+        #expect(errors.allSatisfy { !$0.description.contains("\n") })
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import Testing
+@testable import BlogCore
+
+@Suite("Pages")
+struct PageTests {
+    private func post(_ id: Int64?, title: String = "Title", content: String = "Text",
+                      at date: Date = TestClock.start) -> PostRecord {
+        PostRecord(id: id, userID: 1, title: title, content: content, createdAt: date)
+    }
+
+    private func lines(_ page: String) -> [Substring] {
+        page.split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    // MARK: PageRenderer.page
+
+    @Test func emptyPageIsHTML5() {
+        let page = PageRenderer.page(user: "User", posts: [])
+        let lines = lines(page)
+        #expect(lines.first == "<!DOCTYPE html>")
+        #expect(page.hasSuffix("</html>\n"))
+        #expect(lines.contains("<meta charset=\"utf-8\">"))
+        #expect(lines.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"))
+        #expect(lines.contains("<link rel=\"stylesheet\" href=\"style.css\">"))
+        #expect(lines.filter { $0.contains("</h1>") }.count == 1)
+        #expect(lines.contains { $0.contains("<h1") && $0.contains(">User</h1>") })
+        #expect(page.contains("<title>User – blog</title>"))
+        #expect(!page.contains("<article"))
+        // The charset declaration comes before anything with text in it.
+        let charset = page.range(of: "<meta charset=\"utf-8\">")!.lowerBound
+        let title = page.range(of: "<title>")!.lowerBound
+        #expect(charset < title)
+        // Every element opened is closed.
+        for tag in ["html", "head", "body", "main", "title", "h1", "footer"] {
+            #expect(page.components(separatedBy: "<\(tag)").count == page.components(separatedBy: "</\(tag)>").count, "\(tag)")
+        }
+    }
+
+    @Test func postsFollowTheHeadingInGivenOrder() {
+        let posts = [post(3, title: "third", at: TestClock.start.addingTimeInterval(120)),
+                     post(2, title: "second", at: TestClock.start.addingTimeInterval(60)),
+                     post(1, title: "first")]
+        let lines = lines(PageRenderer.page(user: "alice", posts: posts))
+        let heading = lines.firstIndex { $0.contains("</h1>") }!
+        #expect(lines[heading + 1].contains("id=\"post-3\""))
+        #expect(lines[heading + 2].contains("id=\"post-2\""))
+        #expect(lines[heading + 3].contains("id=\"post-1\""))
+        #expect(!lines[heading + 4].contains("<article"))
+        #expect(lines.filter { $0.contains("<article") }.count == 3)
+    }
+
+    @Test func postLineCarriesIdAndMachineDate() {
+        // 2026-11-22T18:47:05Z
+        let line = PageRenderer.postLine(post(17, title: "Titulek", content: "Zde je text.", at: Date(timeIntervalSince1970: 1_795_373_225)))
+        #expect(line.hasPrefix("<article "))
+        #expect(line.hasSuffix("</article>"))
+        #expect(line.contains("id=\"post-17\""))
+        #expect(line.contains("<time datetime=\"2026-11-22T18:47:05Z\">"))
+        #expect(line.contains("22 Nov 2026, 18:47 UTC"))
+        #expect(line.contains("Titulek"))
+        #expect(line.contains("Zde je text."))
+        #expect(!line.contains("\n"))
+        // Title comes before the date, the date before the text.
+        let title = line.range(of: "Titulek")!.lowerBound
+        let date = line.range(of: "<time")!.lowerBound
+        let text = line.range(of: "Zde je text.")!.lowerBound
+        #expect(title < date && date < text)
+    }
+
+    @Test func postDates() {
+        #expect(PostDate.machine(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
+        #expect(PostDate.human(Date(timeIntervalSince1970: 0)) == "1 Jan 1970, 00:00 UTC")
+        #expect(PostDate.machine(TestClock.start) == "2027-01-15T08:00:00Z")
+        #expect(PostDate.human(TestClock.start) == "15 Jan 2027, 08:00 UTC")
+        #expect(PostDate.machine(Date(timeIntervalSince1970: 1_795_373_225.999)) == "2026-11-22T18:47:05Z")
+        #expect(PostDate.human(Date(timeIntervalSince1970: 1_709_164_799)) == "28 Feb 2024, 23:59 UTC")
+        #expect(PostDate.machine(Date(timeIntervalSince1970: 1_709_164_800)) == "2024-02-29T00:00:00Z")
+    }
+
+    // MARK: Escaping
+
+    @Test func userTextIsEscaped() {
+        let hostile = "<script>alert(1)</script> & \"quoted\" 'single'"
+        let escaped = "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quoted&quot; &#39;single&#39;"
+        let line = PageRenderer.postLine(post(1, title: hostile, content: hostile))
+        #expect(!line.contains("<script>"))
+        #expect(!line.contains("</script>"))
+        #expect(line.components(separatedBy: escaped).count == 3, "title and content both escaped")
+        // The user's name, on the heading and in <title>.
+        let page = PageRenderer.page(user: hostile, posts: [post(1, title: hostile, content: hostile)])
+        #expect(!page.contains("<script>"))
+        #expect(page.components(separatedBy: escaped).count == 5)
+        #expect(page.components(separatedBy: "</h1>").count == 2, "a name cannot forge a second heading")
+    }
+
+    @Test func escapeFunctions() {
+        #expect(HTML.escape("&<>\"'") == "&amp;&lt;&gt;&quot;&#39;")
+        #expect(HTML.escape("&amp;") == "&amp;amp;")
+        #expect(HTML.escape("plain ünïcödé 😀") == "plain ünïcödé 😀")
+        #expect(HTML.escape("") == "")
+        #expect(HTML.escape("\n") == "\n")
+        #expect(HTML.escapeMultiline("<a>\n&") == "&lt;a&gt;<br>&amp;")
+    }
+
+    @Test(arguments: [
+        ("a\nb", "a<br>b"),
+        ("a\r\nb", "a<br>b"),
+        ("a\rb", "a<br>b"),
+        ("a\n\nb", "a<br><br>b"),
+        ("a\r\n\r\nb", "a<br><br>b"),
+        ("a\r\rb", "a<br><br>b"),
+        ("a\n\rb", "a<br><br>b"),
+        ("\n", "<br>"),
+        ("\r\n", "<br>"),
+        ("end\r", "end<br>"),
+        ("tab\tkept", "tab\tkept"),
+        ("", ""),
+    ])
+    func lineBreaksBecomeBr(content: String, expected: String) {
+        #expect(HTML.escapeMultiline(content) == expected)
+        let line = PageRenderer.postLine(post(1, content: content))
+        #expect(line.contains("<div class=\"content\">\(expected)</div>"))
+    }
+
+    @Test func eachPostStaysOneLine() {
+        let posts = [post(2, content: "one\r\ntwo\rthree\nfour\n"), post(1, content: "\n\n\r\r")]
+        let page = PageRenderer.page(user: "alice", posts: posts)
+        #expect(!page.unicodeScalars.contains("\r"))
+        #expect(lines(page).filter { $0.contains("<article") }.count == 2)
+        #expect(lines(page).allSatisfy { !$0.contains("<article") || $0.hasSuffix("</article>") })
+        let empty = PageRenderer.page(user: "alice", posts: [])
+        #expect(lines(page).count == lines(empty).count + 2)
+    }
+
+    // MARK: inserting
+
+    @Test func insertingGoesRightAfterHeading() throws {
+        let page = PageRenderer.page(user: "alice", posts: [post(1, title: "old")])
+        let updated = try #require(PageRenderer.inserting(PageRenderer.postLine(post(2, title: "new")), into: page))
+        let lines = lines(updated)
+        let heading = lines.firstIndex { $0.contains("</h1>") }!
+        #expect(lines[heading + 1].contains("id=\"post-2\""))
+        #expect(lines[heading + 2].contains("id=\"post-1\""))
+        #expect(updated == PageRenderer.page(user: "alice", posts: [post(2, title: "new"), post(1, title: "old")]))
+    }
+
+    @Test func insertingRepeatedlyIsNewestFirst() throws {
+        var page = PageRenderer.page(user: "alice", posts: [])
+        for id in 1 ... 5 {
+            page = try #require(PageRenderer.inserting(PageRenderer.postLine(post(Int64(id))), into: page))
+        }
+        #expect(page == PageRenderer.page(user: "alice", posts: (1 ... 5).reversed().map { post(Int64($0)) }))
+    }
+
+    @Test func insertingWithoutHeadingIsNil() {
+        #expect(PageRenderer.inserting("x", into: "") == nil)
+        #expect(PageRenderer.inserting("x", into: "<html>\n<body>\n</body>\n</html>\n") == nil)
+        #expect(PageRenderer.inserting("x", into: "<h1>no newline after</h1>") == nil)
+        #expect(PageRenderer.inserting("x", into: "<h1>ok</h1>\n") == "<h1>ok</h1>\nx\n")
+    }
+
+    @Test func insertingUsesTheFirstHeading() {
+        let page = "a</h1>b\nc</h1>\nd\n"
+        #expect(PageRenderer.inserting("X", into: page) == "a</h1>b\nX\nc</h1>\nd\n")
+    }
+
+    // MARK: PageStore
+
+    @Test func pageURL() {
+        let store = PageStore(folder: URL(fileURLWithPath: "/srv/public"))
+        #expect(store.url(for: "Alice").path == "/srv/public/Alice.html")
+    }
+
+    @Test func writeAndRead() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            #expect(store.read(user: "alice") == nil)
+            try store.write("first ünïcödé\n", user: "alice")
+            #expect(store.read(user: "alice") == "first ünïcödé\n")
+            try store.write("second\n", user: "alice")
+            #expect(store.read(user: "alice") == "second\n")
+            try store.write("", user: "alice")
+            #expect(store.read(user: "alice") == "")
+            #expect(try fileNames(in: folder) == ["alice.html"], "no temporary files left")
+        }
+    }
+
+    @Test func largePageIsWrittenWhole() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            let text = String(repeating: "0123456789abcdef", count: 1 << 16) // 1 MiB
+            try store.write(text, user: "big")
+            #expect(store.read(user: "big") == text)
+        }
+    }
+
+    @Test func writeReplacesTheFile() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            try store.write("old\n", user: "alice")
+            let path = store.url(for: "alice").path
+            let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+            try store.write("new\n", user: "alice")
+            let after = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+            // A new inode renamed over the old one: readers holding the old file keep a whole page.
+            #expect(before != nil && after != nil && before != after)
+        }
+    }
+
+    @Test func pagePermissions() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            try store.write("x\n", user: "alice")
+            let attributes = try FileManager.default.attributesOfItem(atPath: store.url(for: "alice").path)
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
+            #expect(mode == 0o644)
+        }
+    }
+
+    @Test func writeIntoMissingFolderThrows() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder.appendingPathComponent("missing"))
+            #expect(throws: PageError.self) { try store.write("x", user: "alice") }
+            do {
+                try store.write("x", user: "alice")
+            } catch let error as PageError {
+                guard case .cannotWrite(_, let code) = error else { return }
+                #expect(code == ENOENT)
+            }
+            #expect(try fileNames(in: folder).isEmpty)
+        }
+    }
+
+    @Test func failedRenameLeavesNoTemporaryFile() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            // A folder where the page should go: the rename over it fails.
+            try FileManager.default.createDirectory(at: store.url(for: "alice"), withIntermediateDirectories: false)
+            #expect(throws: PageError.self) { try store.write("x", user: "alice") }
+            #expect(try fileNames(in: folder) == ["alice.html"])
+        }
+    }
+
+    @Test func readRefusesInvalidUTF8() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            try Data([0x3C, 0xFF, 0xFE, 0x3E]).write(to: store.url(for: "alice"))
+            #expect(store.read(user: "alice") == nil)
+        }
+    }
+
+    @Test func concurrentWritersLeaveOneWholePage() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            let texts = (0 ..< 40).map { String(repeating: "page \($0)\n", count: 2000) }
+            let failures = Collector<String>()
+            DispatchQueue.concurrentPerform(iterations: texts.count) { index in
+                do { try store.write(texts[index], user: "alice") } catch { failures.append("\(error)") }
+            }
+            #expect(failures.all.isEmpty)
+            let final = try #require(store.read(user: "alice"))
+            #expect(texts.contains(final))
+            #expect(try fileNames(in: folder) == ["alice.html"])
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+@testable import BlogCore
+
+/// Shared helpers of the BlogCore tests.
+
+/// The UTF-8 bytes of `text`.
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+/// A fresh empty folder under the system temporary folder.
+func makeTemporaryFolder() throws -> URL {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("blogcore-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// Runs `body` with a fresh temporary folder that is removed afterwards.
+func withTemporaryFolder<T>(_ body: (URL) throws -> T) throws -> T {
+    let url = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try body(url)
+}
+
+/// The async form of `withTemporaryFolder`.
+func withTemporaryFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let url = try makeTemporaryFolder()
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(url)
+}
+
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    /// 2027-01-15T08:00:00Z.
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private let current: Mutex<Date>
+
+    init(_ start: Date = TestClock.start) {
+        current = Mutex(start)
+    }
+
+    var now: Date { current.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) {
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
+    }
+
+    /// A closure reading this clock, for `now:` parameters.
+    var closure: @Sendable () -> Date { { [self] in self.now } }
+}
+
+/// A value collected from many threads.
+final class Collector<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    func append(_ item: Element) { items.withLock { $0.append(item) } }
+    var all: [Element] { items.withLock { $0 } }
+}
+
+/// Names of the files in `folder`, sorted.
+func fileNames(in folder: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+}
+
+/// The repository's top folder (this file is Tests/BlogCoreTests/TestSupport.swift).
+let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent()
+    .deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// A username known to be valid.
+func user(_ name: String) -> Username {
+    // Force-try: tests only pass names that follow the rules.
+    try! Username(name)
+}
