@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "BlogCore", targets: ["BlogCore"]),
         .library(name: "BlogServer", targets: ["BlogServer"]),
         .library(name: "BlogClient", targets: ["BlogClient"]),
+        .library(name: "BlogWeb", targets: ["BlogWeb"]),
         .executable(name: "blog", targets: ["blog"]),
         .executable(name: "blogbench", targets: ["blogbench"]),
     ],
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // Protocol codec, validation, storage, pages and the service: no sockets.
@@ -40,11 +42,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The public folder over HTTP, read-only (FlyingFox does the HTTP).
+        .target(
+            name: "BlogWeb",
+            dependencies: [
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "blogd",
             dependencies: [
                 "BlogCore",
                 "BlogServer",
+                "BlogWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -71,6 +82,7 @@ let package = Package(
         // -sanitize=fuzzer,address; a plain build replays inputs instead.
         .executableTarget(name: "BlogFuzz", dependencies: ["BlogCore"]),
         .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "blog"]),
+        .testTarget(name: "BlogWebTests", dependencies: ["BlogWeb"]),
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
         .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore"]),
         .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore"]),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BlogCore
 import BlogServer
+import BlogWeb
 @preconcurrency import Dispatch
 import Foundation
 import Logging
@@ -16,11 +17,14 @@ struct Serve: AsyncParsableCommand {
     var host: String?
     @Option(help: "TCP port; 0 picks any free port.")
     var port: Int?
+    @Option(name: .customLong("http"), help: "Also serve the public folder over HTTP on this port.")
+    var httpPort: Int?
 
     func run() async throws {
         var flags: [String: String] = [:]
         flags["host"] = host
         flags["port"] = port.map(String.init)
+        flags["http_port"] = httpPort.map(String.init)
         let settings = try await data.load(extra: flags)
         bootstrapLogging(settings)
         let logger = Logger(label: "blogd")
@@ -53,10 +57,21 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw fail("\(error)")
         }
+        let shownHost = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+        var web: WebServer?
+        if let httpPort = settings.httpPort {
+            do {
+                web = try await WebServer(folder: URL(fileURLWithPath: settings.publicFolder), host: settings.host,
+                                          port: httpPort, logger: Logger(label: "blogd.http"))
+            } catch {
+                server.stop(timeout: 1)
+                throw fail(error.description)
+            }
+            logger.info("http on \(shownHost):\(web!.port)", metadata: ["public": "\(settings.publicFolder)"])
+        }
         if settings.openPosting {
             logger.warning("open posting is on: anyone can post as anyone, as in the original server")
         }
-        let shownHost = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
         logger.info("listening on \(shownHost):\(server.port)", metadata: [
             "db": "\(settings.database)", "public": "\(settings.publicFolder)",
             "keep_alive": "\(settings.keepAlive)", "scrypt": "\(settings.scrypt)"])
@@ -66,6 +81,8 @@ struct Serve: AsyncParsableCommand {
         if !server.stop(timeout: 10) {
             logger.warning("some connections did not close in time")
         }
+        await web?.stop()
+        service.writeIndex()
         do { try store.close() } catch { logger.error("closing the database failed", metadata: ["error": "\(error)"]) }
         logger.info("stopped")
     }

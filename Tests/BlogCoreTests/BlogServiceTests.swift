@@ -86,7 +86,7 @@ struct BlogServiceTests {
             let page = try #require(fx.page("User"))
             #expect(page == PageRenderer.page(user: "User", posts: []))
             #expect(page.contains(">User</h1>"))
-            #expect(try fileNames(in: fx.publicFolder) == ["User.html"])
+            #expect(try pageFileNames(in: fx.publicFolder) == ["User.html"])
             let record = try #require(try fx.store.user(named: "user"))
             #expect(record.name == "User")
             #expect(record.createdAt == fx.clock.now)
@@ -101,7 +101,7 @@ struct BlogServiceTests {
             #expect(fx.send("register:Alice:two") == .nameTaken)
             #expect(fx.send("register:alice:two") == .nameTaken)
             #expect(fx.send("register:ALICE:one") == .nameTaken)
-            #expect(try fileNames(in: fx.publicFolder) == ["Alice.html"])
+            #expect(try pageFileNames(in: fx.publicFolder) == ["Alice.html"])
             // The first password still holds.
             #expect(fx.send("login:alice:one") == .loggedIn)
             #expect(fx.send("login:alice:two") == .loginRefused)
@@ -250,7 +250,7 @@ struct BlogServiceTests {
             var session = Session(peerAddress: "10.0.0.1")
             #expect(fx.send("register:Alice:pw", &session) == .registered)
             #expect(fx.send("newpost:ALICE:t:c", &session) == .posted)
-            #expect(try fileNames(in: fx.publicFolder) == ["Alice.html"])
+            #expect(try pageFileNames(in: fx.publicFolder) == ["Alice.html"])
             #expect(fx.articleIDs("Alice").count == 1)
         }
     }
@@ -497,7 +497,7 @@ struct BlogServiceTests {
             #expect(replies.all.filter { $0 == .registered }.count == 1)
             #expect(replies.all.filter { $0 == .nameTaken }.count == 49)
             #expect(try fx.store.userSummaries().count == 1)
-            #expect(try fileNames(in: fx.publicFolder).count == 1)
+            #expect(try pageFileNames(in: fx.publicFolder).count == 1)
         }
     }
 

@@ -16,7 +16,7 @@ struct PageRepairTests {
 
     private func snapshot(_ folder: URL) throws -> [String: String] {
         var files: [String: String] = [:]
-        for name in try fileNames(in: folder) {
+        for name in try pageFileNames(in: folder) {
             files[name] = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
         }
         return files

@@ -6,6 +6,9 @@ public struct BlogConfig: Sendable, Equatable {
     public var port = 51515
     /// The SQLite file; its folder is created if missing.
     public var database = "data/blog.sqlite"
+    /// Also serve the public folder over HTTP on this port (off when nil;
+    /// 0 picks any free port). Same `host` as the blog protocol.
+    public var httpPort: Int?
     /// The web folder where `NAME.html` pages go, beside `style.css`.
     public var publicFolder = "public"
     /// Answer many messages per connection instead of one.

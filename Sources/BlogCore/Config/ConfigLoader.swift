@@ -75,6 +75,9 @@ public enum ConfigLoader {
         var config = BlogConfig()
         config.host = try string(reader, "host", config.host)
         config.port = try int(reader, "port", config.port, 0...65535)
+        if reader.int(forKey: "http_port") != nil || reader.string(forKey: "http_port") != nil {
+            config.httpPort = try int(reader, "http_port", 0, 0...65535)
+        }
         config.database = try string(reader, "db", config.database)
         config.publicFolder = try string(reader, "public", config.publicFolder)
         config.keepAlive = try bool(reader, "keep_alive", config.keepAlive)

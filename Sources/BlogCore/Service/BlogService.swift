@@ -35,6 +35,7 @@ public final class BlogService: Sendable {
     let hasher: PasswordHasher
     let leases: LoginLeases
     let throttle: LoginThrottle
+    let index: IndexUpdater
     private let userLocks = KeyedLocks()
     /// scrypt is memory-hard: hashing at most one per core keeps memory
     /// bounded however many clients log in at once.
@@ -52,6 +53,9 @@ public final class BlogService: Sendable {
         self.leases = LoginLeases(duration: settings.loginLease, now: now)
         self.throttle = LoginThrottle(policy: settings.loginThrottle, now: now)
         self.userPages = UserPages(store: pages, layout: PageLayout(pageSize: max(1, settings.pageSize)))
+        self.index = IndexUpdater(logger: logger) { [store, pages] in
+            try pages.write(IndexPage.render(try store.blogIndex()), file: IndexPage.fileName)
+        }
         self.hashSlots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount))
         self.logger = logger
         self.now = now
@@ -99,7 +103,10 @@ public final class BlogService: Sendable {
                 }
                 return .registered
             }
-            if reply == .registered { authenticate(user, &session) }
+            if reply == .registered {
+                authenticate(user, &session)
+                index.changed()
+            }
             return reply
         } catch StorageError.nameTaken {
             return .nameTaken
@@ -156,6 +163,7 @@ public final class BlogService: Sendable {
                     undo("post", owner.name) { () throws(StorageError) in try store.deletePost(id: post.id ?? -1) }
                     return .postFailed
                 }
+                index.changed()
                 return .posted
             }
         } catch StorageError.unknownUser {
@@ -175,6 +183,12 @@ public final class BlogService: Sendable {
     /// Rewrites a user's pages (main and archives) from the database.
     public func rebuildPage(of owner: UserRecord) throws {
         try userPages.rebuild(user: owner.name, oldestFirst: store.postsOldestFirst(ofUserID: owner.id ?? -1))
+    }
+
+    /// Writes `index.html` now (it is otherwise rewritten in the background
+    /// shortly after each register and post).
+    public func writeIndex() {
+        index.flush()
     }
 
     /// Takes back a commit whose reply will be a failure. If even that

@@ -40,6 +40,7 @@ extension BlogService {
                 throw .failed(user: user.name, reason: "\(error)")
             }
         }
+        writeIndex()
         return report
     }
 
@@ -65,6 +66,7 @@ extension BlogService {
         for user in users {
             do { try rebuildPage(of: user) } catch { throw .failed(user: user.name, reason: "\(error)") }
         }
+        writeIndex()
         return users.map(\.name)
     }
 }

@@ -10,6 +10,7 @@ public final class BlogStore: Sendable {
     let pool: DatabasePool
     /// Inserts from many clients share transactions (and fsyncs).
     let commits: GroupCommit
+    private let gate = CloseGate()
     public let path: String
 
     /// Opens (or, with `create`, creates) the database at `path` and brings
@@ -43,13 +44,19 @@ public final class BlogStore: Sendable {
 
     /// Closes every connection; later calls fail.
     public func close() throws(StorageError) {
-        do { try pool.close() } catch { throw .failed(Self.reason(error)) }
+        _ = try gate.close { () throws(StorageError) in
+            do { try pool.close() } catch { throw .failed(Self.reason(error)) }
+        }
     }
 
     /// Inserts a user; `.nameTaken` when the name exists in any case.
     /// Returns once the commit is on disk.
     public func createUser(name: String, passwordHash: String, at date: Date) throws(StorageError) -> UserRecord {
         let user = UserRecord(id: nil, name: name, passwordHash: passwordHash, createdAt: date)
+        return try gate.pass { () throws(StorageError) in try insert(user) }
+    }
+
+    private func insert(_ user: UserRecord) throws(StorageError) -> UserRecord {
         do {
             return try commits.write { db in
                 var user = user
@@ -65,17 +72,17 @@ public final class BlogStore: Sendable {
 
     /// Deletes a user (and, by cascade, their posts).
     public func deleteUser(id: Int64) throws(StorageError) {
-        do {
-            _ = try commits.write { db in try UserRecord.deleteOne(db, key: id) }
-        } catch {
-            throw .failed(Self.reason(error))
-        }
+        try gate.pass { () throws(StorageError) in try delete(UserRecord.self, id) }
     }
 
     /// Deletes one post.
     public func deletePost(id: Int64) throws(StorageError) {
+        try gate.pass { () throws(StorageError) in try delete(PostRecord.self, id) }
+    }
+
+    private func delete<Record: MutablePersistableRecord>(_ type: Record.Type, _ id: Int64) throws(StorageError) {
         do {
-            _ = try commits.write { db in try PostRecord.deleteOne(db, key: id) }
+            _ = try commits.write { db in try Record.deleteOne(db, key: id) }
         } catch {
             throw .failed(Self.reason(error))
         }
@@ -92,6 +99,10 @@ public final class BlogStore: Sendable {
     /// disk; concurrent inserts share one commit.
     public func addPost(userID: Int64, title: String, content: String, at date: Date) throws(StorageError) -> PostRecord {
         let post = PostRecord(id: nil, userID: userID, title: title, content: content, createdAt: date)
+        return try gate.pass { () throws(StorageError) in try insert(post) }
+    }
+
+    private func insert(_ post: PostRecord) throws(StorageError) -> PostRecord {
         do {
             return try commits.write { db in
                 var post = post
@@ -148,19 +159,35 @@ public final class BlogStore: Sendable {
         }
     }
 
+    /// Every blog with its newest post time, for the index page. One index
+    /// lookup per user, so its cost does not grow with the posts.
+    public func blogIndex() throws(StorageError) -> [BlogEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT u.name,
+                       (SELECT p.created_at FROM posts p WHERE p.user_id = u.id ORDER BY p.id DESC LIMIT 1) AS last
+                FROM users u
+                """).map { BlogEntry(name: $0["name"], lastPostAt: $0["last"]) }
+        }
+    }
+
     /// The value of a pragma on the writer connection (for tests and checks).
     public func writerPragma(_ name: String) throws(StorageError) -> String? {
-        do {
-            return try pool.writeWithoutTransaction { db in
-                try String.fetchOne(db, sql: "PRAGMA \(name)")
+        try gate.pass { () throws(StorageError) in
+            do {
+                return try pool.writeWithoutTransaction { db in
+                    try String.fetchOne(db, sql: "PRAGMA \(name)")
+                }
+            } catch {
+                throw .failed(Self.reason(error))
             }
-        } catch {
-            throw .failed(Self.reason(error))
         }
     }
 
     private func read<T>(_ body: (Database) throws -> T) throws(StorageError) -> T {
-        do { return try pool.read(body) } catch { throw .failed(Self.reason(error)) }
+        try gate.pass { () throws(StorageError) in
+            do { return try pool.read(body) } catch { throw .failed(Self.reason(error)) }
+        }
     }
 
     private static func reason(_ error: any Error) -> String {

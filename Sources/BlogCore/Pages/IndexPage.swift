@@ -1,0 +1,61 @@
+import Foundation
+
+/// One blog on the index page.
+public struct BlogEntry: Sendable, Equatable, Codable {
+    public var name: String
+    public var lastPostAt: Date?
+
+    public init(name: String, lastPostAt: Date?) {
+        self.name = name
+        self.lastPostAt = lastPostAt
+    }
+}
+
+/// `index.html`: every blog, most recently active first.
+public enum IndexPage {
+    public static let fileName = "index.html"
+
+    public static func render(_ blogs: [BlogEntry]) -> String {
+        let sorted = blogs.sorted { a, b in
+            switch (a.lastPostAt, b.lastPostAt) {
+            case let (x?, y?): x != y ? x > y : a.name.lowercased() < b.name.lowercased()
+            case (_?, nil): true
+            case (nil, _?): false
+            case (nil, nil): a.name.lowercased() < b.name.lowercased()
+            }
+        }
+        var lines = [
+            "<!DOCTYPE html>",
+            "<html lang=\"en\">",
+            "<head>",
+            "<meta charset=\"utf-8\">",
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+            "<title>Blogs</title>",
+            "<link rel=\"stylesheet\" href=\"style.css\">",
+            "</head>",
+            "<body>",
+            "<main class=\"blog\">",
+            "<h1 class=\"blog-title\">Blogs</h1>",
+        ]
+        if sorted.isEmpty {
+            lines.append("<p class=\"empty\">No blogs yet.</p>")
+        } else {
+            lines.append("<ul class=\"blog-list\">")
+            for blog in sorted {
+                let name = HTML.escape(blog.name)
+                let date = blog.lastPostAt.map {
+                    "<time datetime=\"\(PostDate.machine($0))\">\(PostDate.human($0))</time>"
+                } ?? "<time>no posts yet</time>"
+                lines.append("<li><a href=\"\(name).html\">\(name)</a> \(date)</li>")
+            }
+            lines.append("</ul>")
+        }
+        lines += [
+            "</main>",
+            "<footer class=\"blog-footer\">Published with blogd</footer>",
+            "</body>",
+            "</html>",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import BlogCore
+
+@Suite("Index page")
+struct IndexPageTests {
+    let early = Date(timeIntervalSince1970: 1_800_000_000)
+    let late = Date(timeIntervalSince1970: 1_800_003_600)
+
+    @Test func listsBlogsMostRecentlyActiveFirst() {
+        let page = IndexPage.render([
+            BlogEntry(name: "quiet", lastPostAt: nil),
+            BlogEntry(name: "old", lastPostAt: early),
+            BlogEntry(name: "new", lastPostAt: late),
+            BlogEntry(name: "Also-quiet", lastPostAt: nil),
+        ])
+        let order = ["new.html", "old.html", "Also-quiet.html", "quiet.html"].map { page.range(of: "href=\"\($0)\"")!.lowerBound }
+        #expect(order == order.sorted())
+        #expect(page.contains("<time datetime=\"\(PostDate.machine(late))\">"))
+        #expect(page.contains("no posts yet"))
+        #expect(page.hasPrefix("<!DOCTYPE html>"))
+        #expect(page.contains("<link rel=\"stylesheet\" href=\"style.css\">"))
+        #expect(page.contains("<meta name=\"viewport\""))
+    }
+
+    @Test func emptyIndexSaysSo() {
+        #expect(IndexPage.render([]).contains("No blogs yet."))
+    }
+
+    @Test func namesAreEscaped() {
+        // Names cannot hold markup, but the renderer does not rely on that.
+        let page = IndexPage.render([BlogEntry(name: "<b>x", lastPostAt: nil)])
+        #expect(!page.contains("<b>x"))
+        #expect(page.contains("&lt;b&gt;x"))
+    }
+
+    @Test func serviceKeepsTheIndexUpToDate() throws {
+        try withService { (fx: ServiceFixture) throws in
+            var session = Session(peerAddress: "10.0.0.1")
+            #expect(fx.send("register:alice:pw", &session) == .registered)
+            fx.service.writeIndex()
+            var index = try #require(fx.pages.read(file: IndexPage.fileName))
+            #expect(index.contains("href=\"alice.html\""))
+            #expect(index.contains("no posts yet"))
+
+            #expect(fx.send("newpost:alice:t:c", &session) == .posted)
+            fx.service.writeIndex()
+            index = try #require(fx.pages.read(file: IndexPage.fileName))
+            #expect(index.contains("<time datetime=\"\(PostDate.machine(fx.clock.now))\""))
+            #expect(!index.contains("no posts yet"))
+        }
+    }
+
+    @Test func backgroundWriterCatchesUpWithoutAFlush() throws {
+        try withService { (fx: ServiceFixture) throws in
+            for name in ["a1", "a2", "a3"] { #expect(fx.send("register:\(name):pw") == .registered) }
+            let deadline = Date().addingTimeInterval(5)
+            var index = ""
+            while Date() < deadline {
+                index = fx.pages.read(file: IndexPage.fileName) ?? ""
+                if index.contains("a3.html") { break }
+                usleep(20_000)
+            }
+            #expect(["a1", "a2", "a3"].allSatisfy { index.contains("href=\"\($0).html\"") })
+        }
+    }
+
+    @Test func storeIndexHasTheNewestPostPerUser() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try BlogStore(path: folder.appendingPathComponent("b.sqlite").path)
+            defer { try? store.close() }
+            let alice = try store.createUser(name: "alice", passwordHash: "x", at: early)
+            _ = try store.createUser(name: "bob", passwordHash: "x", at: early)
+            _ = try store.addPost(userID: alice.id!, title: "1", content: "", at: early)
+            _ = try store.addPost(userID: alice.id!, title: "2", content: "", at: late)
+            let entries = try store.blogIndex().sorted { $0.name < $1.name }
+            #expect(entries == [BlogEntry(name: "alice", lastPostAt: late), BlogEntry(name: "bob", lastPostAt: nil)])
+        }
+    }
+}

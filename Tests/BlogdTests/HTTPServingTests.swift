@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// `blogd serve --http PORT`: the public folder over HTTP, on the real
+/// binary (FlyingFox's async server gets threads of its own there, which
+/// the blocking tests of this process would otherwise starve).
+@Suite(.serialized)
+struct HTTPServingTests {
+    let folder: URL
+    let environment = ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1"]
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-http-\(UUID().uuidString)")
+        let publicFolder = folder.appendingPathComponent("public")
+        try FileManager.default.createDirectory(at: publicFolder, withIntermediateDirectories: true)
+        try "body { color: #222 }\n".write(to: publicFolder.appendingPathComponent("style.css"), atomically: true, encoding: .utf8)
+        try "secret".write(to: folder.appendingPathComponent("secret.html"), atomically: true, encoding: .utf8)
+    }
+
+    /// Starts blogd with HTTP on; returns the process, protocol port, HTTP port.
+    func start(_ extra: [String] = []) throws -> (BlogdProcess, Int, Int) {
+        let server = try BlogdProcess(
+            ["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0",
+             "--db", folder.appendingPathComponent("blog.sqlite").path,
+             "--public", folder.appendingPathComponent("public").path] + extra,
+            environment: environment)
+        let port = try server.waitForPort()
+        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
+        let text = server.stderr[line]
+        return (server, port, Int(text[text.index(after: text.lastIndex(of: ":")!)...])!)
+    }
+
+    @Test func servesPagesTheIndexAndTheStylesheet() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, port, http) = try start()
+        defer { _ = server.stop() }
+        #expect(try exchange("register:alice:pw[E];", port: port) == "reg:OK[E];")
+        #expect(try exchange("newpost:alice:Hello web:First <post>[E];", port: port) == "post:OK[E];")
+        #expect(try exchange("register:bob:pw[E];", port: port) == "reg:OK[E];")
+
+        let page = try httpRequest(port: http, path: "/alice.html")
+        #expect(page.status == 200)
+        #expect(page.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(page.body.contains("<h2>Hello web</h2>"))
+        #expect(page.body.contains("First &lt;post&gt;"))
+
+        let css = try httpRequest(port: http, path: "/style.css")
+        #expect(css.status == 200)
+        #expect(css.headers["content-type"] == "text/css; charset=utf-8")
+
+        // The index follows registers and posts within moments.
+        var index = try httpRequest(port: http, path: "/")
+        let deadline = Date().addingTimeInterval(5)
+        while !index.body.contains("bob.html") && Date() < deadline {
+            usleep(50_000)
+            index = try httpRequest(port: http, path: "/index.html")
+        }
+        #expect(index.status == 200)
+        let alice = try #require(index.body.range(of: "href=\"alice.html\""))
+        let bob = try #require(index.body.range(of: "href=\"bob.html\""))
+        #expect(alice.lowerBound < bob.lowerBound, "the blog with a post comes first")
+    }
+
+    @Test func escapesAndMissingFilesAre404() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, _, http) = try start()
+        defer { _ = server.stop() }
+        for path in ["/../secret.html", "/../../etc/passwd", "/%2e%2e/secret.html", "/%2e%2e%2fsecret.html",
+                     "/..%2fsecret.html", "/public/../secret.html", "//etc/passwd", "/%2Fetc%2Fpasswd",
+                     "/missing.html", "/blog.sqlite"] {
+            let reply = try httpRequest(port: http, path: path)
+            #expect(reply.status == 404, "\(path) gave \(reply.status)")
+            #expect(!reply.body.contains("secret") && !reply.body.contains("root:"))
+        }
+    }
+
+    @Test func readOnlyOverTheWire() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, port, http) = try start()
+        defer { _ = server.stop() }
+        #expect(try exchange("register:carol:pw[E];", port: port) == "reg:OK[E];")
+        #expect(try httpRequest(port: http, method: "PUT", path: "/carol.html").status == 405)
+        #expect(try httpRequest(port: http, method: "DELETE", path: "/carol.html").status == 405)
+        #expect(try httpRequest(port: http, path: "/carol.html").status == 200)
+    }
+
+    @Test func offByDefault() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try BlogdProcess(
+            ["serve", "--host", "127.0.0.1", "--port", "0",
+             "--db", folder.appendingPathComponent("blog.sqlite").path,
+             "--public", folder.appendingPathComponent("public").path],
+            environment: environment)
+        _ = try server.waitForPort()
+        #expect(!server.stderr.contains("http on"))
+        #expect(server.stop() == 0)
+    }
+
+    @Test func httpPortInUseIsOneClearError() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (first, _, http) = try start()
+        defer { _ = first.stop() }
+        let result = try runBlogd(
+            ["serve", "--host", "127.0.0.1", "--port", "0", "--http", "\(http)",
+             "--db", folder.appendingPathComponent("other.sqlite").path,
+             "--public", folder.appendingPathComponent("public").path],
+            environment: environment)
+        #expect(result.status == 1)
+        #expect(result.err.split(separator: "\n").last?.hasPrefix("blogd: HTTP: cannot listen") == true, "\(result.err)")
+    }
+}
