@@ -30,16 +30,6 @@ extension Request {
         return request
     }
 
-    /// The message body: the command and its fields joined by `:`, without
-    /// the terminator.
-    public var messageBody: String {
-        switch self {
-        case .register(let user, let password): "register:\(user.value):\(password)"
-        case .login(let user, let password): "login:\(user.value):\(password)"
-        case .newPost(let user, let title, let content): "newpost:\(user.value):\(title):\(content)"
-        }
-    }
-
     /// The whole message as sent, `[E];` included.
     ///
     /// Throws unless BlogCore's parser reads the body back as this very

@@ -55,15 +55,10 @@ struct Workload: Sendable {
         Self.encode("newpost", userName(client: client), "Bench post \(counter)", content)
     }
 
-    /// `command:field:...[E];` — the framing of PROTOCOL.md, terminator
-    /// from BlogCore's codec so there is one definition of it.
+    /// `command:field:...[E];`, framed by BlogCore's codec, so there is one
+    /// definition of the wire form.
     static func encode(_ command: String, _ fields: String...) -> [UInt8] {
-        var bytes = Array(command.utf8)
-        for field in fields {
-            bytes.append(UInt8(ascii: ":"))
-            bytes += field.utf8
-        }
-        return bytes + Frame.terminator
+        Frame.encode(command, fields)
     }
 
     /// `bytes` bytes of ASCII prose with a line break now and then, so posts

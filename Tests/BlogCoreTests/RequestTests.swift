@@ -190,3 +190,21 @@ struct RequestTests {
         #expect(Reply(wire: " reg:OK") == nil)
     }
 }
+
+@Suite("Request encoding")
+struct RequestEncodingRoundTripTests {
+    @Test(arguments: [
+        "register:alice:pa:ss", "login:Bob-1:x", "newpost:alice:Title:text: with: colons\nand lines",
+        "newpost:alice:T:", "login:alice:\u{301}combining",
+    ])
+    func messageBodyReadsBackAsItself(message: String) throws {
+        let request = try Request(message: Array(message.utf8))
+        #expect(request.messageBody == message)
+        #expect(try Request(message: Array(request.messageBody.utf8)) == request)
+    }
+
+    @Test func frameEncodeAddsTheTerminator() {
+        #expect(Frame.encode("login", ["a", "b"]) == Array("login:a:b[E];".utf8))
+        #expect(Frame.encode("bench", []) == Array("bench[E];".utf8))
+    }
+}

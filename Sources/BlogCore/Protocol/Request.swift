@@ -13,6 +13,20 @@ public enum Request: Equatable, Sendable {
         }
     }
 
+    /// The fields in wire order.
+    public var fields: [String] {
+        switch self {
+        case .register(let user, let password), .login(let user, let password): [user.value, password]
+        case .newPost(let user, let title, let content): [user.value, title, content]
+        }
+    }
+
+    /// The message body: the command and its fields joined by `:`, without
+    /// the terminator; `Request(message:)` reads it back.
+    public var messageBody: String {
+        ([command] + fields).joined(separator: ":")
+    }
+
     /// The user the request names.
     public var user: Username {
         switch self {
