@@ -21,6 +21,8 @@ struct Serve: AsyncParsableCommand {
     var httpPort: Int?
 
     func run() async throws {
+        // First of all, so that a signal during start-up is not lost.
+        let termination = TerminationSignal()
         var flags: [String: String] = [:]
         flags["host"] = host
         flags["port"] = port.map(String.init)
@@ -35,14 +37,16 @@ struct Serve: AsyncParsableCommand {
         // Pages are derived data: after a crash they may lag the database.
         do {
             let report = try service.repairPages()
-            logger.info("pages checked", metadata: ["users": "\(report.checked)", "rebuilt": "\(report.rebuilt.count)"])
+            logger.info("pages checked", metadata: [
+                "users": "\(report.checked)", "rebuilt": "\(report.rebuilt.count)", "leftovers": "\(report.leftovers)"])
         } catch {
             throw fail(error.description)
         }
-        try await serve(settings, store: store, service: service, logger: logger)
+        try await serve(settings, store: store, service: service, termination: termination, logger: logger)
     }
 
-    private func serve(_ settings: BlogConfig, store: BlogStore, service: BlogService, logger: Logger) async throws {
+    private func serve(_ settings: BlogConfig, store: BlogStore, service: BlogService,
+                       termination: TerminationSignal, logger: Logger) async throws {
         raiseFileLimit()
         var options = BlogServer.Options()
         options.host = settings.host
@@ -76,7 +80,7 @@ struct Serve: AsyncParsableCommand {
             "db": "\(settings.database)", "public": "\(settings.publicFolder)",
             "keep_alive": "\(settings.keepAlive)", "scrypt": "\(settings.scrypt)"])
 
-        let signalName = await Self.waitForTermination()
+        let signalName = await termination.wait()
         logger.info("stopping", metadata: ["signal": "\(signalName)"])
         if !server.stop(timeout: 10) {
             logger.warning("some connections did not close in time")
@@ -87,27 +91,6 @@ struct Serve: AsyncParsableCommand {
         logger.info("stopped")
     }
 
-    /// Suspends until SIGINT or SIGTERM arrives; returns its name.
-    private static func waitForTermination() async -> String {
-        await withCheckedContinuation { continuation in
-            let queue = DispatchQueue(label: "blogd.signals")
-            var sources: [any DispatchSourceSignal] = []
-            let resumed = Box()
-            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler {
-                    guard !resumed.done else { return }
-                    resumed.done = true
-                    sources.forEach { $0.cancel() }
-                    continuation.resume(returning: name)
-                }
-                sources.append(source)
-            }
-            queue.sync { sources.forEach { $0.resume() } }
-        }
-    }
-
     /// Lets the server hold as many connections as the hard limit allows.
     private func raiseFileLimit() {
         var limit = rlimit()
@@ -115,9 +98,4 @@ struct Serve: AsyncParsableCommand {
         limit.rlim_cur = limit.rlim_max
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
-}
-
-/// Touched only on the signal queue.
-private final class Box: @unchecked Sendable {
-    var done = false
 }

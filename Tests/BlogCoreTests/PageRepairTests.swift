@@ -96,6 +96,7 @@ struct PageRepairTests {
     @Test func repairFailsWithoutPublicFolder() throws {
         try withService { (fx: ServiceFixture) throws in
             populate(fx, ["ann"], posts: 1)
+            fx.service.writeIndex()  // no background write may race the removal
             try FileManager.default.removeItem(at: fx.publicFolder)
             do {
                 _ = try fx.service.repairPages()
@@ -113,5 +114,21 @@ struct PageRepairTests {
     @Test func repairErrorDescriptions() {
         #expect(BlogService.RepairError.unknownUsers(["a", "b"]).description == "no such user: a, b")
         #expect(BlogService.RepairError.failed(user: "a", reason: "r").description == "cannot rebuild the pages of a: r")
+    }
+}
+
+@Suite("Page repair leftovers")
+struct PageRepairLeftoverTests {
+    @Test func temporaryFilesOfAnInterruptedWriteAreRemoved() throws {
+        try withService { (fx: ServiceFixture) throws in
+            #expect(fx.send("register:ann:pw") == .registered)
+            fx.service.writeIndex()
+            for name in [".ann.html.123.tmp", ".ann.2.html.9.tmp", ".index.html.5.tmp"] {
+                try "half a page".write(to: fx.publicFolder.appendingPathComponent(name), atomically: false, encoding: .utf8)
+            }
+            let report = try fx.service.repairPages()
+            #expect(report.leftovers == 3)
+            #expect(try fileNames(in: fx.publicFolder) == ["ann.html", "index.html"])
+        }
     }
 }

@@ -62,10 +62,10 @@ func fileNames(in folder: URL) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
 }
 
-/// Names of the files in `folder` but the index, which the service
-/// rewrites in the background after each change.
+/// Names of the files in `folder` but the index and its temporary files,
+/// which the service rewrites in the background after each change.
 func pageFileNames(in folder: URL) throws -> [String] {
-    try fileNames(in: folder).filter { $0 != IndexPage.fileName }
+    try fileNames(in: folder).filter { $0 != IndexPage.fileName && !$0.hasPrefix("." + IndexPage.fileName) }
 }
 
 /// The repository's top folder (this file is Tests/BlogCoreTests/TestSupport.swift).

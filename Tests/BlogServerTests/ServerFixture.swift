@@ -73,11 +73,12 @@ final class ServerFixture: @unchecked Sendable {
         return extra
     }
 
-    /// A new connection to the server (or to `server`, at `host`).
+    /// A new connection to the server (or to `server`, at `host`); with
+    /// `source`, from that local IPv4 address (say, `127.0.0.2`).
     func client(timeout: Double = 10, server: BlogServer? = nil, host: String? = nil,
-                receiveBuffer: Int32? = nil) throws -> TestClient {
+                receiveBuffer: Int32? = nil, source: String? = nil) throws -> TestClient {
         let client = try TestClient(port: (server ?? self.server).port, host: host ?? self.host,
-                                    timeout: timeout, receiveBuffer: receiveBuffer)
+                                    timeout: timeout, receiveBuffer: receiveBuffer, source: source)
         clients.withLock { $0.append(client) }
         return client
     }

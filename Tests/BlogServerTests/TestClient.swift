@@ -55,8 +55,11 @@ final class TestClient: @unchecked Sendable {
     private var closed = false
 
     /// Connects to `host` (an IPv4 or IPv6 literal) at `port`; a small
-    /// `receiveBuffer` makes the server's writes block sooner.
-    init(port: Int, host: String = "127.0.0.1", timeout: Double = 10, receiveBuffer: Int32? = nil) throws(ClientError) {
+    /// `receiveBuffer` makes the server's writes block sooner. With
+    /// `source` (an IPv4 literal such as `127.0.0.2`), the socket is bound
+    /// to that local address first, so the server sees another peer.
+    init(port: Int, host: String = "127.0.0.1", timeout: Double = 10, receiveBuffer: Int32? = nil,
+         source: String? = nil) throws(ClientError) {
         var storage = sockaddr_storage()
         let family: Int32
         let length: socklen_t
@@ -93,6 +96,24 @@ final class TestClient: @unchecked Sendable {
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            guard family == AF_INET, inet_pton(AF_INET, source, &local.sin_addr) == 1 else {
+                Glibc.close(fd)
+                throw .resolve(source)
+            }
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw .connect(code)
+            }
         }
         let status = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }

@@ -45,8 +45,9 @@ final class BlogdProcess: Sendable {
     /// Everything the process wrote to stderr so far.
     var stderr: String { stderrText.withLock { $0 } }
 
-    /// Waits for the `listening on HOST:PORT` line and returns the port.
-    func waitForPort(timeout: Double = 30) throws -> Int {
+    /// Waits for the `listening on HOST:PORT` line and returns the port,
+    /// looking every `poll` microseconds.
+    func waitForPort(timeout: Double = 30, poll: UInt32 = 20_000) throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let range = stderr.range(of: #"listening on \S+:(\d+)"#, options: .regularExpression) {
@@ -54,7 +55,7 @@ final class BlogdProcess: Sendable {
                 return Int(line[line.index(after: line.lastIndex(of: ":")!)...])!
             }
             guard process.isRunning else { break }
-            usleep(20_000)
+            usleep(poll)
         }
         throw ProcessFailure.noListeningLine(stderr)
     }
@@ -96,4 +97,67 @@ func runBlogd(_ arguments: [String], environment: [String: String] = [:]) throws
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+// MARK: Watching the server process from outside
+
+extension BlogdProcess {
+    var pid: Int32 { process.processIdentifier }
+
+    /// `VmHWM` (peak resident size) and `VmRSS` (resident size now) of the
+    /// server, in kB, from `/proc/PID/status`; `nil` once it has exited.
+    func memoryKB() -> (peak: Int, resident: Int)? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        func field(_ name: String) -> Int? {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
+            return Int(line.dropFirst(name.count + 1).filter(\.isNumber))
+        }
+        guard let peak = field("VmHWM"), let resident = field("VmRSS") else { return nil }
+        return (peak, resident)
+    }
+
+    /// The server's peak resident size so far, in kB.
+    var peakResidentKB: Int? { memoryKB()?.peak }
+
+    /// Sockets the server holds open right now: its listeners and one per
+    /// connection (database files and pipes are not counted).
+    var openSocketCount: Int? {
+        guard let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
+        return fds.filter { fd in
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let n = buffer.withUnsafeMutableBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { readlink("/proc/\(pid)/fd/\(fd)", $0.baseAddress!, $0.count) }
+            }
+            return n > 0 && String(decoding: buffer.prefix(n), as: UTF8.self).hasPrefix("socket:")
+        }.count
+    }
+
+    /// Kills the server with SIGKILL, as a crash or power cut would, and
+    /// waits until it is gone. Returns the signal that ended it.
+    @discardableResult
+    func crash(timeout: Double = 30) -> Int32? {
+        stop(signal: SIGKILL, timeout: timeout)
+    }
+
+    /// Kills the server if it still runs: for `defer`, so that a failed
+    /// test leaves no server behind.
+    func ensureStopped() {
+        if process.isRunning { crash() }
+    }
+
+    /// Polls `condition` every 20 ms until it holds or `timeout` passes.
+    @discardableResult
+    func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+
+    /// The `request` audit lines written to stderr so far.
+    var requestLines: [String] {
+        stderr.split(separator: "\n").map(String.init).filter { $0.hasSuffix("] request") }
+    }
 }

@@ -68,3 +68,42 @@ struct WireConnection {
 
     func close() { Glibc.close(fd) }
 }
+
+extension WireConnection {
+    /// Sends `bytes` in chunks until all are sent or the peer stops taking
+    /// them; returns how many bytes went out.
+    @discardableResult
+    func sendAll(_ bytes: [UInt8], chunk: Int = 64 * 1024) -> Int {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + sent, min(chunk, bytes.count - sent), Int32(MSG_NOSIGNAL))
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            sent += n
+        }
+        return sent
+    }
+
+    /// Closes with a reset (SO_LINGER 0), as a client that crashes or
+    /// loses its network does.
+    func reset() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        Glibc.close(fd)
+    }
+}
+
+/// Raises this process's soft limit on open files to the hard limit, so a
+/// test can hold many connections; returns the new soft limit.
+@discardableResult
+func raiseOpenFileLimit() -> UInt64 {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+    if limit.rlim_cur < limit.rlim_max {
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+    return UInt64(limit.rlim_cur)
+}

@@ -113,32 +113,26 @@ public enum ConfigLoader {
     }
 
     private static func int(_ reader: ConfigReader, _ key: String, _ fallback: Int, _ range: ClosedRange<Int>) throws -> Int {
-        let value: Int
-        if let number = reader.int(forKey: ConfigKey(key)) {
-            value = number
-        } else if let text = reader.string(forKey: ConfigKey(key)) {
-            guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else {
-                throw ConfigLoadError.invalidValue(key: key, reason: "'\(text)' is not a whole number")
-            }
-            value = number
-        } else {
-            value = fallback
-        }
-        guard range.contains(value) else {
-            throw ConfigLoadError.invalidValue(key: key, reason: "\(value) is outside \(range.lowerBound)...\(range.upperBound)")
-        }
-        return value
+        try number(key, reader.int(forKey: ConfigKey(key)), reader.string(forKey: ConfigKey(key)), fallback, range,
+                   kind: "a whole number")
     }
 
     private static func double(_ reader: ConfigReader, _ key: String, _ fallback: Double, _ range: ClosedRange<Double>) throws -> Double {
-        let value: Double
-        if let number = reader.double(forKey: ConfigKey(key)) {
-            value = number
-        } else if let text = reader.string(forKey: ConfigKey(key)) {
-            guard let number = Double(text.trimmingCharacters(in: .whitespaces)) else {
-                throw ConfigLoadError.invalidValue(key: key, reason: "'\(text)' is not a number")
+        try number(key, reader.double(forKey: ConfigKey(key)), reader.string(forKey: ConfigKey(key)), fallback, range,
+                   kind: "a number")
+    }
+
+    private static func number<N: LosslessStringConvertible & Comparable>(
+        _ key: String, _ typed: N?, _ text: String?, _ fallback: N, _ range: ClosedRange<N>, kind: String
+    ) throws -> N {
+        let value: N
+        if let typed {
+            value = typed
+        } else if let text {
+            guard let parsed = N(text.trimmingCharacters(in: .whitespaces)) else {
+                throw ConfigLoadError.invalidValue(key: key, reason: "'\(text)' is not \(kind)")
             }
-            value = number
+            value = parsed
         } else {
             value = fallback
         }

@@ -24,19 +24,7 @@ public enum IndexPage {
             case (nil, nil): a.name.lowercased() < b.name.lowercased()
             }
         }
-        var lines = [
-            "<!DOCTYPE html>",
-            "<html lang=\"en\">",
-            "<head>",
-            "<meta charset=\"utf-8\">",
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-            "<title>Blogs</title>",
-            "<link rel=\"stylesheet\" href=\"style.css\">",
-            "</head>",
-            "<body>",
-            "<main class=\"blog\">",
-            "<h1 class=\"blog-title\">Blogs</h1>",
-        ]
+        var lines: [String] = []
         if sorted.isEmpty {
             lines.append("<p class=\"empty\">No blogs yet.</p>")
         } else {
@@ -50,12 +38,6 @@ public enum IndexPage {
             }
             lines.append("</ul>")
         }
-        lines += [
-            "</main>",
-            "<footer class=\"blog-footer\">Published with blogd</footer>",
-            "</body>",
-            "</html>",
-        ]
-        return lines.joined(separator: "\n") + "\n"
+        return PageRenderer.document(title: "Blogs", heading: "Blogs", postLines: lines, nav: [])
     }
 }

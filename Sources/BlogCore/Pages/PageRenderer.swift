@@ -18,7 +18,7 @@ public enum PageRenderer {
     /// A main page from already rendered post lines, linking to the newest
     /// of `archives` archive pages when there are any.
     public static func page(user: String, postLines: [String], archives: Int) -> String {
-        document(title: user, heading: user, postLines: postLines,
+        document(title: "\(user) – blog", heading: user, postLines: postLines,
                  nav: archives > 0 ? [(archiveFile(user: user, number: archives), "Older posts")] : [])
     }
 
@@ -26,7 +26,7 @@ public enum PageRenderer {
     public static func archivePage(user: String, number: Int, postLines: [String]) -> String {
         var nav = [(user + ".html", "Newest posts")]
         if number > 1 { nav.append((archiveFile(user: user, number: number - 1), "Older posts")) }
-        return document(title: "\(user) (\(number))", heading: "\(user) · archive \(number)", postLines: postLines, nav: nav)
+        return document(title: "\(user) (\(number)) – blog", heading: "\(user) · archive \(number)", postLines: postLines, nav: nav)
     }
 
     /// The file name of an archive page. Names hold no `.`, so `alice.2.html`
@@ -35,14 +35,16 @@ public enum PageRenderer {
         "\(user).\(number).html"
     }
 
-    private static func document(title: String, heading: String, postLines: [String], nav: [(String, String)]) -> String {
+    /// The shell every generated page shares: head, heading line, `body`
+    /// lines, optional navigation, footer.
+    static func document(title: String, heading: String, postLines: [String], nav: [(String, String)]) -> String {
         var lines = [
             "<!DOCTYPE html>",
             "<html lang=\"en\">",
             "<head>",
             "<meta charset=\"utf-8\">",
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-            "<title>\(HTML.escape(title)) – blog</title>",
+            "<title>\(HTML.escape(title))</title>",
             "<link rel=\"stylesheet\" href=\"style.css\">",
             "</head>",
             "<body>",

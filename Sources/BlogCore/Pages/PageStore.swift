@@ -48,6 +48,16 @@ public struct PageStore: Sendable {
         unlink(folder.appendingPathComponent(name).path)
     }
 
+    /// Removes temporary files a crash left behind (`.NAME.html.N.tmp`).
+    /// Call it only while nothing writes pages. Returns how many it removed.
+    @discardableResult
+    public func removeLeftoverTemporaries() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let leftovers = names.filter { $0.hasPrefix(".") && $0.hasSuffix(".tmp") }
+        leftovers.forEach { remove(file: $0) }
+        return leftovers.count
+    }
+
     /// Writes a whole file: to a temporary file beside it, then renamed
     /// over it, so a reader sees the old page or the new one, never half.
     public func write(_ text: String, file name: String) throws(PageError) {

@@ -33,6 +33,10 @@ public final class LoginThrottle: Sendable {
         var failures: Int
         var firstFailure: Date
         var lockedUntil: Date?
+        /// Checks begun and not yet finished: they count against the limit
+        /// too, or a burst of parallel guesses would all be checked before
+        /// the first failure is recorded.
+        var inFlight = 0
     }
 
     public let policy: Policy
@@ -55,28 +59,68 @@ public final class LoginThrottle: Sendable {
         }
     }
 
-    /// Counts a failed login; locks once the failures reach the limit.
-    public func recordFailure(_ user: Username, from address: String) {
+    /// Reserves one password check for `user` at `address`: false when
+    /// locked out, or when the checks already under way would reach the
+    /// limit. Every `true` must be followed by `finish`.
+    public func begin(_ user: Username, from address: String) -> Bool {
+        guard policy.allowedFailures != .max else { return true }
+        let current = now()
+        let key = Key(user: user.key, address: address)
+        return records.withLock { records in
+            var record = fresh(records[key], at: current)
+            if let until = record.lockedUntil, until > current { return false }
+            guard record.failures + record.inFlight < policy.allowedFailures else { return false }
+            record.inFlight += 1
+            if records[key] == nil && records.count >= capacity { sweep(&records, at: current) }
+            records[key] = record
+            return true
+        }
+    }
+
+    /// Ends a check `begin` allowed: a failure counts toward the lockout, a
+    /// success forgets the failures of that user at that address.
+    public func finish(_ user: Username, from address: String, succeeded: Bool) {
         guard policy.allowedFailures != .max else { return }
         let current = now()
         let key = Key(user: user.key, address: address)
         records.withLock { records in
-            var record = records[key] ?? Record(failures: 0, firstFailure: current)
-            if current.timeIntervalSince(record.firstFailure) > policy.window || (record.lockedUntil.map { $0 <= current } ?? false) {
-                record = Record(failures: 0, firstFailure: current)
+            var record = fresh(records[key], at: current)
+            record.inFlight = max(0, record.inFlight - 1)
+            if succeeded {
+                record.failures = 0
+                record.lockedUntil = nil
+            } else {
+                record.failures += 1
+                if record.failures >= policy.allowedFailures {
+                    record.lockedUntil = current.addingTimeInterval(policy.lockout)
+                }
             }
-            record.failures += 1
-            if record.failures >= policy.allowedFailures {
-                record.lockedUntil = current.addingTimeInterval(policy.lockout)
-            }
-            if records[key] == nil && records.count >= capacity { sweep(&records, at: current) }
-            records[key] = record
+            records[key] = record.failures == 0 && record.inFlight == 0 ? nil : record
         }
+    }
+
+    /// Counts a failed login outside `begin`/`finish`.
+    public func recordFailure(_ user: Username, from address: String) {
+        guard begin(user, from: address) else { return }
+        finish(user, from: address, succeeded: false)
     }
 
     /// A successful login forgets the failures of that user at that address.
     public func recordSuccess(_ user: Username, from address: String) {
         records.withLock { _ = $0.removeValue(forKey: Key(user: user.key, address: address)) }
+    }
+
+    /// The record, restarted when its window or lockout is over.
+    private func fresh(_ record: Record?, at current: Date) -> Record {
+        guard var record else { return Record(failures: 0, firstFailure: current) }
+        let lockoutOver = record.lockedUntil.map { $0 <= current } ?? false
+        if lockoutOver || (record.lockedUntil == nil && current.timeIntervalSince(record.firstFailure) > policy.window) {
+            let inFlight = record.inFlight
+            record = Record(failures: 0, firstFailure: current)
+            record.inFlight = inFlight
+        }
+        if record.failures == 0 && record.inFlight == 0 { record.firstFailure = current }
+        return record
     }
 
     /// Entries held (for tests).
@@ -85,6 +129,7 @@ public final class LoginThrottle: Sendable {
     private func sweep(_ records: inout [Key: Record], at current: Date) {
         let horizon = max(policy.window, policy.lockout)
         records = records.filter { _, record in
+            if record.inFlight > 0 { return true }
             if let until = record.lockedUntil { return until > current }
             return current.timeIntervalSince(record.firstFailure) <= horizon
         }

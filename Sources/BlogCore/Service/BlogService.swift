@@ -125,7 +125,7 @@ public final class BlogService: Sendable {
             return .databaseError
         }
         // A locked-out guesser learns nothing more, and costs no scrypt.
-        if throttle.isLocked(user, from: session.peerAddress) { return .loginRefused }
+        guard throttle.begin(user, from: session.peerAddress) else { return .loginRefused }
         let valid = hashing {
             guard let record else {
                 // Same cost as a real check, so timing does not reveal names.
@@ -134,11 +134,8 @@ public final class BlogService: Sendable {
             }
             return hasher.verify(password, against: record.passwordHash)
         }
-        guard valid else {
-            throttle.recordFailure(user, from: session.peerAddress)
-            return .loginRefused
-        }
-        throttle.recordSuccess(user, from: session.peerAddress)
+        throttle.finish(user, from: session.peerAddress, succeeded: valid)
+        guard valid else { return .loginRefused }
         authenticate(user, &session)
         return .loggedIn
     }

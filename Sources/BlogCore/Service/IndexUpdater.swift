@@ -41,7 +41,8 @@ final class IndexUpdater: Sendable {
     }
 
     private func run() {
-        writeNow()
+        // A flush in between may have written it already.
+        if state.withLock({ $0.dirty }) { writeNow() }
         let again = state.withLock { state in
             if !state.dirty { state.running = false }
             return state.dirty

@@ -6,6 +6,8 @@ extension BlogService {
         public var checked: Int
         /// Users whose pages were missing, stale or damaged, and rewritten.
         public var rebuilt: [String]
+        /// Temporary files of interrupted page writes, removed.
+        public var leftovers = 0
     }
 
     /// Why pages could not be rebuilt.
@@ -23,11 +25,13 @@ extension BlogService {
 
     /// Compares every user's pages with the database (each post line
     /// carries its id) and rewrites those that are missing, stale or
-    /// damaged. `blogd serve` runs this before it accepts connections.
+    /// damaged, and removes temporary files a crash left. `blogd serve`
+    /// runs this before it accepts connections.
     public func repairPages() throws(RepairError) -> PageReport {
         let users: [UserRecord]
         do { users = try store.allUsers() } catch { throw .failed(user: "*", reason: "\(error)") }
         var report = PageReport(checked: 0, rebuilt: [])
+        report.leftovers = pages.removeLeftoverTemporaries()
         for user in users {
             report.checked += 1
             do {

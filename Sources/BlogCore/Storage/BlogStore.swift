@@ -56,20 +56,6 @@ public final class BlogStore: Sendable {
         return try gate.pass { () throws(StorageError) in try insert(user) }
     }
 
-    private func insert(_ user: UserRecord) throws(StorageError) -> UserRecord {
-        do {
-            return try commits.write { db in
-                var user = user
-                try user.insert(db)
-                return user
-            }
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            throw .nameTaken
-        } catch {
-            throw .failed(Self.reason(error))
-        }
-    }
-
     /// Deletes a user (and, by cascade, their posts).
     public func deleteUser(id: Int64) throws(StorageError) {
         try gate.pass { () throws(StorageError) in try delete(UserRecord.self, id) }
@@ -102,13 +88,17 @@ public final class BlogStore: Sendable {
         return try gate.pass { () throws(StorageError) in try insert(post) }
     }
 
-    private func insert(_ post: PostRecord) throws(StorageError) -> PostRecord {
+    /// Inserts through group commit, mapping the constraint a caller can
+    /// cause (a taken name, an unknown user) to its own error.
+    private func insert<Record: MutablePersistableRecord & Sendable>(_ record: Record) throws(StorageError) -> Record {
         do {
             return try commits.write { db in
-                var post = post
-                try post.insert(db)
-                return post
+                var record = record
+                try record.insert(db)
+                return record
             }
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            throw .nameTaken
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
             throw .unknownUser
         } catch {

@@ -1,0 +1,52 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The write end of the self-pipe, for the signal handler (which may only
+/// make async-signal-safe calls, so it cannot touch Swift objects).
+nonisolated(unsafe) private var signalPipeWrite: Int32 = -1
+
+/// SIGINT and SIGTERM, caught from the moment this is created.
+///
+/// A plain `sigaction` handler is in place before `init` returns, so a
+/// signal that arrives while the server is still starting is neither lost
+/// nor fatal. (A Dispatch signal source needs the signal ignored first and
+/// installs its own handler later, leaving a window where a signal
+/// vanishes.) The handler writes the signal number to a pipe; `wait()`
+/// reads it.
+final class TerminationSignal: Sendable {
+    private let readEnd: Int32
+
+    init() {
+        var ends: [Int32] = [-1, -1]
+        pipe(&ends)
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+        readEnd = ends[0]
+        signalPipeWrite = ends[1]
+        for number in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(signalPipeWrite, &byte, 1)
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
+        }
+    }
+
+    /// Suspends until the first SIGINT or SIGTERM (returns at once if one
+    /// came already); returns its name.
+    func wait() async -> String {
+        let fd = readEnd
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var byte: UInt8 = 0
+                while read(fd, &byte, 1) != 1 && errno == EINTR {}
+                continuation.resume(returning: Int32(byte) == SIGINT ? "SIGINT" : "SIGTERM")
+            }
+        }
+    }
+}

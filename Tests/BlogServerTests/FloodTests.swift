@@ -1,0 +1,245 @@
+import BlogCore
+import BlogServer
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Many connections at once, clients that vanish, clients that never read:
+/// the server keeps serving others and lets go of every connection.
+///
+/// The memory figures printed are the whole test process's (server and
+/// the tests' own clients together).
+@Suite("Floods", .serialized)
+struct FloodTests {
+    static func memoryReport(_ label: String) -> String {
+        "\(label): VmRSS \(Hostile.megabytes(Hostile.residentBytes)), VmHWM (peak) \(Hostile.megabytes(Hostile.peakResidentBytes))"
+    }
+
+    // MARK: Idle connections
+
+    /// 1,000 connections that send nothing: a new client is still served
+    /// at once, and each idle one gets `err:TIME` after the read timeout
+    /// and is closed.
+    @Test func thousandIdleConnectionsDoNotBlockOthersAndAllTimeOut() throws {
+        let count = 1000
+        let readTimeout = 2.0
+        let limit = Hostile.raiseOpenFileLimit()
+        try #require(limit >= 2 * count + 200, "open file limit \(limit) too low for \(count) connections")
+        let f = try ServerFixture {
+            $0.maxConnections = 1100
+            $0.connection.readTimeout = readTimeout
+            $0.connection.lingerTimeout = 1
+        }
+        defer { f.tearDown() }
+        let before = Hostile.residentBytes
+        let opened = Date()
+        let idle = try (0..<count).map { _ in try f.client(timeout: 10) }
+        let connectTime = Date().timeIntervalSince(opened)
+        #expect(eventually(timeout: 5) { f.server.connectionCount == count }, "server holds \(f.server.connectionCount)")
+
+        // A real client among them is answered at once.
+        let started = Date()
+        #expect(try f.ask("register:Busy:pw[E];") == "reg:OK[E];")
+        #expect(try f.ask("login:Busy:pw[E];") == "log:OK[E];")
+        let served = Date().timeIntervalSince(started)
+        #expect(served < readTimeout / 4, "register and login took \(served) s among \(count) idle connections")
+        let grown = Hostile.residentBytes - before
+        print(Self.memoryReport("\(count) idle connections open (connected in \(String(format: "%.2f", connectTime)) s,"
+            + " RSS +\(Hostile.megabytes(grown)), \(grown / count / 1024) KB each; register+login \(String(format: "%.3f", served)) s)"))
+
+        // A sample reads err:TIME, not before the timeout, then the end.
+        for client in stride(from: 0, to: count, by: 20).map({ idle[$0] }) {
+            #expect(try client.readReply() == "err:TIME[E];")
+            #expect(client.expectCleanEOF() == .eof)
+        }
+        #expect(Date().timeIntervalSince(opened) >= readTimeout * 0.9)
+        // The server closes every one of them itself (after its linger),
+        // though the clients never close.
+        let closedAll = eventually(timeout: readTimeout + 5) { f.server.connectionCount == 0 }
+        #expect(closedAll, "\(f.server.connectionCount) connections still open")
+        print("\(count) idle connections: all closed by the server \(String(format: "%.2f", Date().timeIntervalSince(opened))) s after the first connect")
+        var wrong: [String] = []
+        for (index, client) in idle.enumerated() where index % 20 != 0 {
+            let (text, end) = client.readToEnd()
+            if text != "err:TIME[E];" || end != .eof { wrong.append("#\(index): \(text.debugDescription) \(end)") }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) idle connections ended otherwise: \(wrong.prefix(5))")
+        #expect(try f.ask("register:After:pw[E];") == "reg:OK[E];")
+    }
+
+    // MARK: Clients that vanish
+
+    /// Connect and close at once, connect and reset half-way through a
+    /// message, send a whole message and vanish without reading: from four
+    /// threads at once. The server lets go of every connection and serves
+    /// the next client normally.
+    @Test func vanishingClientsLeaveNoConnectionBehind() throws {
+        Hostile.raiseOpenFileLimit()
+        let f = try ServerFixture()
+        defer { f.tearDown() }
+        let port = f.port
+        let failures = Locked<[String]>([])
+        let workers = (0..<4).map { worker in
+            Background {
+                func connect() -> TestClient? {
+                    do { return try TestClient(port: port, timeout: 5) } catch {
+                        failures.withLock { $0.append("connect: \(error)") }
+                        return nil
+                    }
+                }
+                // 500 in all: connect, close.
+                for _ in 0..<125 { connect()?.close() }
+                // 200 in all: half a message, then a reset (SO_LINGER 0).
+                for index in 0..<50 {
+                    guard let client = connect() else { continue }
+                    try? client.send("register:Gone\(worker)x\(index):pass")
+                    client.reset()
+                }
+                // 100 in all: a whole message, then a reset before the reply.
+                for index in 0..<25 {
+                    guard let client = connect() else { continue }
+                    try? client.send("register:Reset\(worker)x\(index):pw[E];")
+                    client.reset()
+                }
+                // 100 in all: a whole message, then a close without reading.
+                for _ in 0..<25 {
+                    guard let client = connect() else { continue }
+                    try? client.send("login:nobody:pw[E];")
+                    client.close()
+                }
+            }
+        }
+        for worker in workers { #expect(worker.wait(timeout: 60)) }
+        #expect(failures.value.isEmpty, "\(failures.value.prefix(5))")
+        #expect(eventually(timeout: 10) { f.server.connectionCount == 0 }, "\(f.server.connectionCount) left")
+        #expect(try f.ask("register:Survivor:pw[E];") == "reg:OK[E];")
+        let names = try f.store.userSummaries().map(\.name)
+        #expect(!names.contains { $0.hasPrefix("Gone") }, "a cut-off message was stored")
+        #expect(names.contains("Survivor"))
+        print(Self.memoryReport("900 vanishing clients"))
+    }
+
+    // MARK: Clients that never read
+
+    /// What a client that pipelines without reading managed to send.
+    struct Pipelined {
+        let client: TestClient
+        /// Bytes the kernel took from the client before it stopped taking.
+        var sent: Int
+        /// Whether it stopped taking before `cap`.
+        var stuck: Bool
+    }
+
+    static let garbageMessage = Array("bad:x[E];".utf8)
+    static let garbageReply = Array("err:CMD[E];".utf8)
+
+    /// Pipelines `bad:x[E];` on a keep-alive connection without reading,
+    /// until the kernel takes nothing for `patience` seconds (or `cap`
+    /// bytes went out, or `deadline` seconds passed: a server without
+    /// backpressure reads on and on). The client's buffers are small, so
+    /// what piles up is the server's business.
+    static func pipelineWithoutReading(_ f: ServerFixture, cap: Int = 50_000_000, deadline: Double = 15,
+                                       patience: Double = 0.5) throws -> Pipelined {
+        let end = Date().addingTimeInterval(deadline)
+        let client = try f.client(timeout: 10, receiveBuffer: 4096)
+        Hostile.setSendBuffer(client.fd, 16 * 1024)
+        // 7,281 messages a chunk, generated once and sent over and over.
+        let chunk = Array([[UInt8]](repeating: garbageMessage, count: 65_536 / garbageMessage.count).joined())
+        var sent = 0
+        var offset = 0
+        while sent < cap && Date() < end {
+            guard let n = Hostile.sendWithoutBlocking(client.fd, chunk[offset...]) else { break }
+            if n == 0 {
+                if !Hostile.isWritable(client.fd, within: patience) { return Pipelined(client: client, sent: sent, stuck: true) }
+                continue
+            }
+            sent += n
+            offset = (offset + n) % chunk.count
+        }
+        return Pipelined(client: client, sent: sent, stuck: false)
+    }
+
+    /// A client that never reads its replies: the server stops reading its
+    /// requests (so neither its memory nor the client's backlog grows
+    /// without bound), still serves others at once, and lets go of the
+    /// connection when the client closes.
+    @Test func clientThatNeverReadsIsThrottledAndReleased() throws {
+        let f = try ServerFixture {
+            $0.connection.keepAlive = true
+            $0.connection.readTimeout = 30
+        }
+        defer { f.tearDown() }
+        let before = Hostile.residentBytes
+        let pipelined = try Self.pipelineWithoutReading(f)
+        let messages = pipelined.sent / Self.garbageMessage.count
+        print("non-reading client: the kernel took \(Hostile.megabytes(pipelined.sent)) (\(messages) messages) before the server stopped reading")
+        #expect(pipelined.stuck, "the server read all \(pipelined.sent) bytes without the client reading a reply")
+        // The server has stopped reading for good, not just slowed down.
+        #expect(!Hostile.isWritable(pipelined.client.fd, within: 0.5), "the server took more while its replies piled up")
+
+        // Others are served at once meanwhile.
+        let started = Date()
+        #expect(try f.askOne("register:Other:pw[E];") == "reg:OK[E];")
+        #expect(try f.askOne("login:Other:pw[E];") == "log:OK[E];")
+        let served = Date().timeIntervalSince(started)
+        #expect(served < 1, "register and login took \(served) s")
+        // Reported, not checked: other tests in this process move it too.
+        // What bounds the server's memory is that it stopped reading.
+        print(Self.memoryReport("non-reading client stuck (RSS grew \(Hostile.megabytes(Hostile.residentBytes - before)))"))
+
+        // The client vanishes with its replies unread (a reset): the server
+        // notices although it no longer reads from it.
+        pipelined.client.close()
+        #expect(eventually(timeout: 5) { f.server.connectionCount == 0 }, "\(f.server.connectionCount) left")
+        #expect(try f.askOne("register:Later:pw[E];") == "reg:OK[E];")
+    }
+
+    /// The same client, once it starts reading, gets every reply, in
+    /// order: pausing loses nothing.
+    @Test func pausedClientGetsEveryReplyOnceItReads() throws {
+        let f = try ServerFixture {
+            $0.connection.keepAlive = true
+            $0.connection.readTimeout = 30
+        }
+        defer { f.tearDown() }
+        let pipelined = try Self.pipelineWithoutReading(f)
+        #expect(pipelined.stuck)
+        let client = pipelined.client
+        let received = Locked(0)
+        let garbled = Locked<Int?>(nil)
+        let ended = Locked<StreamEnd?>(nil)
+        let reader = Background {
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            let reply = Self.garbageReply
+            while true {
+                let n = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 {
+                    if n < 0 && errno == EINTR { continue }
+                    ended.withLock { $0 = n == 0 ? .eof : (errno == EAGAIN ? .timedOut : .error(errno)) }
+                    return
+                }
+                let base = received.value
+                for index in 0..<n where chunk[index] != reply[(base + index) % reply.count] {
+                    garbled.withLock { $0 = $0 ?? base + index }
+                    break
+                }
+                received.withLock { $0 += n }
+            }
+        }
+        // Finish the message cut off by the kernel, then say we are done.
+        let partial = pipelined.sent % Self.garbageMessage.count
+        if partial > 0 { try client.send(Array(Self.garbageMessage[partial...])) }
+        let messages = (pipelined.sent + Self.garbageMessage.count - 1) / Self.garbageMessage.count
+        client.halfClose()
+        #expect(reader.wait(timeout: 60))
+        #expect(ended.value == .eof)
+        #expect(garbled.value == nil, "reply bytes out of pattern at \(garbled.value ?? -1)")
+        #expect(received.value == messages * Self.garbageReply.count,
+                "\(received.value / Self.garbageReply.count) replies for \(messages) messages")
+        client.close()
+        #expect(eventually(timeout: 5) { f.server.connectionCount == 0 })
+        print(Self.memoryReport("paused client read \(messages) replies"))
+    }
+}

@@ -1,0 +1,364 @@
+import BlogCore
+import Foundation
+import Synchronization
+import Testing
+
+/// The real `blogd`, killed mid-stream and restarted: what it acknowledged
+/// is kept, once, and its pages come back in step with the database.
+@Suite(.serialized)
+struct CrashRecoveryTests {
+    let folder: URL
+    /// Cheap scrypt, and small pages so archives get written and checked.
+    let environment = ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1", "BLOGD_PAGE_SIZE": "5"]
+    let layout = PageLayout(pageSize: 5)
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-crash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
+    }
+
+    var db: String { folder.appendingPathComponent("data/blog.sqlite").path }
+    var publicFolder: String { folder.appendingPathComponent("public").path }
+    var userPages: UserPages { UserPages(store: PageStore(folder: URL(fileURLWithPath: publicFolder)), layout: layout) }
+
+    func serve() throws -> BlogdProcess {
+        try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--db", db, "--public", publicFolder],
+                         environment: environment)
+    }
+
+    func rebuild(_ names: [String]) throws -> (status: Int32, out: String, err: String) {
+        try runBlogd(["rebuild", "--db", db, "--public", publicFolder] + names, environment: environment)
+    }
+
+    /// The `users=N rebuilt=M` of the start-up page check.
+    func pageCheck(_ log: String) -> (users: Int, rebuilt: Int)? {
+        guard let line = log.split(separator: "\n").first(where: { $0.hasSuffix("pages checked") }),
+              let match = line.firstMatch(of: /rebuilt=(\d+) users=(\d+)/)
+        else { return nil }
+        return (Int(match.2)!, Int(match.1)!)
+    }
+
+    /// Posts of `name` in the database, oldest first (read-only).
+    func posts(of name: String, in store: BlogStore) throws -> [PostRecord] {
+        let user = try #require(try store.user(named: name))
+        return try store.postsOldestFirst(ofUserID: try #require(user.id))
+    }
+
+    func inode(_ file: String) -> UInt64? {
+        (try? FileManager.default.attributesOfItem(atPath: publicFolder + "/" + file))?[.systemFileNumber] as? UInt64
+    }
+
+    /// Files in the public folder: whole-page checks of every `.html`, and
+    /// every other entry returned for the caller to judge. The index page
+    /// of all blogs (`index.html`) is checked as a whole document too, but
+    /// not returned among the user pages.
+    func checkPageFiles(_ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> (pages: Set<String>, others: [String]) {
+        var pages = Set<String>()
+        var others: [String] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: publicFolder) {
+            if name.hasSuffix(".html") && !name.hasPrefix(".") {
+                if name != "index.html" { pages.insert(name) }
+                let text = try #require(try? String(contentsOfFile: publicFolder + "/" + name, encoding: .utf8),
+                                        "\(context): \(name) unreadable", sourceLocation: sourceLocation)
+                #expect(text.hasPrefix("<!DOCTYPE html>") && text.hasSuffix("</html>\n"),
+                        "\(context): \(name) is not a whole document", sourceLocation: sourceLocation)
+            } else {
+                others.append(name)
+            }
+        }
+        return (pages, others)
+    }
+
+    /// The page files the layout prescribes for users with these post counts.
+    func expectedPageFiles(_ counts: [String: Int]) -> Set<String> {
+        var files = Set<String>()
+        for (name, count) in counts {
+            files.insert(name + ".html")
+            for k in stride(from: 1, through: layout.archiveCount(total: count), by: 1) {
+                files.insert(PageRenderer.archiveFile(user: name, number: k))
+            }
+        }
+        return files
+    }
+
+    func expectSameFiles(_ found: Set<String>, _ expected: Set<String>, _ context: String,
+                         sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(found.subtracting(expected).isEmpty, "\(context): unexpected \(found.subtracting(expected).sorted())",
+                sourceLocation: sourceLocation)
+        #expect(expected.subtracting(found).isEmpty, "\(context): missing \(expected.subtracting(found).sorted())",
+                sourceLocation: sourceLocation)
+    }
+
+    /// Each page of `name` shows the titles of `posts` where the layout puts them.
+    func expectTitlesOnPages(of name: String, _ posts: [PostRecord], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (main, archives) = layout.split(oldestFirst: posts)
+        let store = userPages.store
+        var files = [(name + ".html", main)]
+        for (index, archive) in archives.enumerated() {
+            files.append((PageRenderer.archiveFile(user: name, number: index + 1), archive))
+        }
+        for (file, expected) in files {
+            let page = try #require(store.read(file: file).flatMap { ParsedPage($0, user: name) },
+                                    "\(file) missing or damaged", sourceLocation: sourceLocation)
+            #expect(page.postIDs == expected.compactMap(\.id), "\(file)", sourceLocation: sourceLocation)
+            #expect(page.postLines.count == expected.count, "\(file)", sourceLocation: sourceLocation)
+            for (line, post) in zip(page.postLines, expected) {
+                #expect(line.contains("<h2>\(post.title)</h2>"), "\(file): \(line)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// What the posting threads saw.
+    final class Tally: Sendable {
+        /// Per thread, the numbers of its posts that got `post:OK`, in order.
+        let acknowledged = Mutex<[Int: [Int]]>([:])
+        /// Replies other than `post:OK` (or nothing, when the server died).
+        let unexpected = Mutex<[String]>([])
+        /// All `post:OK` replies so far.
+        let count = Atomic<Int>(0)
+    }
+
+    @Test func sigkillMidStreamLosesNoAcknowledgedPost() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let users = (0..<4).map { "crash\($0)" }
+        let first = try serve()
+        defer { first.ensureStopped() }
+        let port = try first.waitForPort()
+        for user in users {
+            #expect(try exchange("register:\(user):pw-\(user)[E];", port: port) == "reg:OK[E];")
+            #expect(try exchange("login:\(user):pw-\(user)[E];", port: port) == "log:OK[E];")
+        }
+
+        // Four clients post as fast as they can, one connection per post,
+        // until the server dies under them.
+        let tally = Tally()
+        let finished = DispatchGroup()
+        for (k, user) in users.enumerated() {
+            finished.enter()
+            Thread {
+                var acknowledged: [Int] = []
+                var n = 0
+                while true {
+                    n += 1
+                    let message = "newpost:\(user):t\(k)-\(n):Post \(n) of client \(k)\nsecond line[E];"
+                    guard let reply = try? exchange(message, port: port) else { break }
+                    if reply == "post:OK[E];" {
+                        acknowledged.append(n)
+                        tally.count.add(1, ordering: .relaxed)
+                    } else {
+                        // Empty: the server died while this post was in flight.
+                        if !reply.isEmpty { tally.unexpected.withLock { $0.append(reply) } }
+                        break
+                    }
+                }
+                tally.acknowledged.withLock { $0[k] = acknowledged }
+                finished.leave()
+            }.start()
+        }
+        // Kill once a few hundred posts are in (at least 1 s of posting; a
+        // loaded machine gets up to 6 s), while the clients keep posting.
+        let posting = Date()
+        while Date().timeIntervalSince(posting) < 6
+            && (Date().timeIntervalSince(posting) < 1 || tally.count.load(ordering: .relaxed) < 400) {
+            usleep(20_000)
+        }
+        first.crash()
+        #expect(first.process.terminationReason == .uncaughtSignal)
+        #expect(first.process.terminationStatus == SIGKILL)
+        #expect(finished.wait(timeout: .now() + 30) == .success)
+        let acknowledged = tally.acknowledged.withLock { $0 }
+        #expect(tally.unexpected.withLock { $0 }.isEmpty, "\(tally.unexpected.withLock { $0 })")
+        let totalAcknowledged = acknowledged.values.reduce(0) { $0 + $1.count }
+        #expect(totalAcknowledged >= 200, "too few posts before the kill to prove much: \(totalAcknowledged)")
+
+        // Right after the kill, before any repair: pages are replaced by
+        // rename, so every page file is a whole document.
+        let (_, othersAfterKill) = try checkPageFiles("after SIGKILL")
+        for name in othersAfterKill {
+            #expect(name.hasPrefix(".") && name.hasSuffix(".tmp"), "unexpected file after the kill: \(name)")
+        }
+
+        // Restart on the same data: the start-up check repairs the pages.
+        let second = try serve()
+        defer { second.ensureStopped() }
+        let port2 = try second.waitForPort()
+        let check = try #require(pageCheck(second.stderr), "\(second.stderr)")
+        #expect(check.users == users.count)
+        // The server still works: a client logs in again (leases are kept
+        // in memory) and posts.
+        #expect(try exchange("login:crash0:pw-crash0[E];", port: port2) == "log:OK[E];")
+        #expect(try exchange("newpost:crash0:after-restart:still here[E];", port: port2) == "post:OK[E];")
+        #expect(second.stop() == 0)
+
+        let store = try BlogStore(path: db, create: false, readOnly: true)
+        defer { try? store.close() }
+        var counts: [String: Int] = [:]
+        var inFlightCommitted = 0
+        for (k, user) in users.enumerated() {
+            var posts = try posts(of: user, in: store)
+            counts[user] = posts.count
+            #expect(userPages.areCurrent(user: user, oldestFirst: posts.compactMap(\.id)), "\(user)")
+            try expectTitlesOnPages(of: user, posts)
+            if k == 0 {
+                #expect(posts.last?.title == "after-restart")
+                posts.removeLast()
+            }
+            // Each client posts one at a time, so its acknowledged posts are
+            // 1...a with no gap, and the database holds exactly 1...a, or
+            // 1...a+1 when the post in flight at the kill was committed but
+            // its reply never left. Each title at most once.
+            let mine = acknowledged[k] ?? []
+            #expect(mine == (0..<mine.count).map { $0 + 1 }, "\(user) acknowledged \(mine)")
+            let stored = posts.map { Int($0.title.dropFirst("t\(k)-".count)) ?? -1 }
+            #expect(stored == (0..<stored.count).map { $0 + 1 }, "\(user): \(stored.suffix(5)) of \(stored.count)")
+            #expect(stored.count == mine.count || stored.count == mine.count + 1,
+                    "\(user): \(stored.count) stored, \(mine.count) acknowledged")
+            inFlightCommitted += stored.count - mine.count
+            #expect(posts.allSatisfy { $0.content == "Post \(Int($0.title.dropFirst("t\(k)-".count)) ?? -1) of client \(k)\nsecond line" })
+        }
+
+        // After the repair: exactly the pages the layout prescribes, each
+        // whole. A write cut off by the kill may leave its hidden temporary
+        // file (`.NAME.html.RANDOM.tmp`, never served as a page: it is
+        // hidden and does not end in .html); the start-up check does not
+        // sweep those, so at most one per page writer (a user, or the index
+        // page) may be left, and nothing else.
+        let (pages, others) = try checkPageFiles("after restart")
+        expectSameFiles(pages, expectedPageFiles(counts), "after restart")
+        let leftover = /\.(crash\d|index)(\.\d+)?\.html\.\d+\.tmp/
+        for name in others {
+            #expect(name.wholeMatch(of: leftover) != nil, "unexpected file \(name)")
+        }
+        #expect(others.count <= users.count + 1, "\(others)")
+
+        print("""
+            crash recovery: \(totalAcknowledged) posts acknowledged before SIGKILL \
+            (\(acknowledged.sorted { $0.key < $1.key }.map { "\($0.value.count)" }.joined(separator: "+"))), \
+            \(inFlightCommitted) in-flight post(s) committed without a reply, \
+            pages of \(check.rebuilt) of \(check.users) users rebuilt at restart, \
+            \(pages.count) page files, \(others.count) leftover temp file(s)
+            """)
+    }
+
+    @Test func damagedPagesAreRepairedAtStartAndByRebuild() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plan = ["dmgA": 23, "dmgB": 12, "dmgC": 4, "dmgD": 2, "dmgE": 1]
+        let server = try serve()
+        defer { server.ensureStopped() }
+        let port = try server.waitForPort()
+        for (user, count) in plan.sorted(by: { $0.key < $1.key }) {
+            #expect(try exchange("register:\(user):pw[E];", port: port) == "reg:OK[E];")
+            for n in 1...count {
+                #expect(try exchange("newpost:\(user):\(user) \(n):text \(n)[E];", port: port) == "post:OK[E];")
+            }
+        }
+        #expect(server.stop() == 0)
+
+        let store = try BlogStore(path: db, create: false, readOnly: true)
+        defer { try? store.close() }
+        var posts: [String: [PostRecord]] = [:]
+        for user in plan.keys { posts[user] = try self.posts(of: user, in: store) }
+        func allCurrent() -> [String: Bool] {
+            Dictionary(uniqueKeysWithValues: posts.map { user, list in
+                (user, userPages.areCurrent(user: user, oldestFirst: list.compactMap(\.id)))
+            })
+        }
+        #expect(allCurrent().values.allSatisfy { $0 }, "before damage: \(allCurrent())")
+        expectSameFiles(try checkPageFiles("before damage").pages, expectedPageFiles(plan), "before damage")
+
+        let path = { (file: String) in self.publicFolder + "/" + file }
+        func truncateToHalf(_ file: String) throws {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path(file)))
+            try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path(file)))
+        }
+        func removeSecondPostLine(_ file: String) throws {
+            let lines = try String(contentsOfFile: path(file), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            let postLines = lines.indices.filter { lines[$0].hasPrefix("<article class=\"post\"") }
+            try #require(postLines.count >= 2)
+            var kept = lines
+            kept.remove(at: postLines[1])
+            try kept.joined(separator: "\n").write(toFile: path(file), atomically: false, encoding: .utf8)
+        }
+
+        // Damage while the server is stopped.
+        try truncateToHalf("dmgA.html")                                           // cut short
+        try "garbage \u{1}\u{2} not a page".write(toFile: path("dmgA.2.html"), atomically: false, encoding: .utf8) // archive replaced
+        try FileManager.default.removeItem(atPath: path("dmgB.html"))             // deleted
+        try removeSecondPostLine("dmgC.html")                                     // a post line gone
+        try FileManager.default.copyItem(atPath: path("dmgD.html"), toPath: path("dmgD.1.html")) // stray archive
+        let untouched = try #require(inode("dmgE.html"))
+        #expect(allCurrent().filter { !$0.value }.keys.sorted() == ["dmgA", "dmgB", "dmgC", "dmgD"])
+
+        let restarted = try serve()
+        defer { restarted.ensureStopped() }
+        _ = try restarted.waitForPort()
+        let check = try #require(pageCheck(restarted.stderr), "\(restarted.stderr)")
+        #expect(restarted.stop() == 0)
+        #expect(check.users == 5)
+        #expect(check.rebuilt == 4, "\(restarted.stderr)")
+        #expect(allCurrent().values.allSatisfy { $0 }, "after restart: \(allCurrent())")
+        for (user, list) in posts { try expectTitlesOnPages(of: user, list) }
+        let (pages, others) = try checkPageFiles("after repair")
+        expectSameFiles(pages, expectedPageFiles(plan), "after repair (the stray dmgD.1.html must be gone)")
+        #expect(others.isEmpty, "\(others)")
+        #expect(inode("dmgE.html") == untouched, "an intact page is left alone")
+
+        // `blogd rebuild NAME` rewrites that user's pages (names in any case).
+        try removeSecondPostLine("dmgC.html")
+        let one = try rebuild(["DMGc"])
+        #expect(one.status == 0, "\(one.err)")
+        #expect(one.out == "rebuilt the pages of 1 user\n")
+        #expect(allCurrent()["dmgC"] == true)
+        #expect(inode("dmgE.html") == untouched)
+
+        // An unknown name: exit 1, one line, and nothing rewritten.
+        try removeSecondPostLine("dmgC.html")
+        for names in [["nosuchuser"], ["dmgC", "nosuchuser"]] {
+            let bad = try rebuild(names)
+            #expect(bad.status == 1, "\(names)")
+            let lines = bad.err.split(separator: "\n")
+            #expect(lines.count == 1, "\(names): \(bad.err)")
+            #expect(lines.first?.hasPrefix("blogd: ") == true, "\(bad.err)")
+            #expect(bad.err.contains("nosuchuser"))
+            #expect(bad.out.isEmpty)
+        }
+        #expect(allCurrent()["dmgC"] == false, "a failed rebuild must not touch the named users")
+
+        // `blogd rebuild` with no names rewrites everyone's pages.
+        try truncateToHalf("dmgA.html")
+        try "x".write(toFile: path("dmgB.1.html"), atomically: false, encoding: .utf8)
+        let all = try rebuild([])
+        #expect(all.status == 0, "\(all.err)")
+        #expect(all.out == "rebuilt the pages of 5 users\n")
+        #expect(allCurrent().values.allSatisfy { $0 }, "after rebuild: \(allCurrent())")
+        #expect(inode("dmgE.html") != untouched, "every page is rewritten")
+        expectSameFiles(try checkPageFiles("after rebuild").pages, expectedPageFiles(plan), "after rebuild")
+        print("page repair: \(check.rebuilt) of \(check.users) users' damaged pages rebuilt at start")
+    }
+
+    /// A SIGTERM as soon as the server says it listens (what a supervisor
+    /// or a test does) must stop it gracefully, with exit 0 (README: SIGTERM stops
+    /// accepting, finishes requests in flight, closes the database, exits 0).
+    /// Each try stops at the first failure, so a lost signal costs one
+    /// timeout, not twenty.
+    @Test func sigtermRightAfterListeningStopsGracefully() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var failures: [String] = []
+        for trial in 1...20 where failures.isEmpty {
+            let server = try serve()
+            defer { server.ensureStopped() }
+            _ = try server.waitForPort(poll: 200)
+            kill(server.pid, SIGTERM)
+            switch server.waitForExit(timeout: 3) {
+            case 0:
+                continue
+            case nil:
+                failures.append("try \(trial): SIGTERM lost, still running 3 s later")
+            case let status?:
+                let how = server.process.terminationReason == .uncaughtSignal ? "killed by signal" : "exit"
+                failures.append("try \(trial): \(how) \(status), not a graceful stop")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+    }
+}
