@@ -336,6 +336,69 @@ struct BlogStoreTests {
         }
     }
 
+    /// A batch whose commit fails (here a deferred foreign key that only
+    /// the commit checks) is rolled back and its writes are retried one by
+    /// one: the bad write is refused, its batch mates are stored, and every
+    /// write is acknowledged exactly when it is stored, exactly once.
+    @Test func failedBatchCommitRetriesItsWritesAlone() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            try store.pool.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE parent (id INTEGER PRIMARY KEY);
+                    CREATE TABLE child (id INTEGER PRIMARY KEY, tag TEXT NOT NULL UNIQUE,
+                        parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+                    """)
+            }
+            let commits = GroupCommit(pool: store.pool, maxBatch: 4)
+            // Hold the committer busy so the 40 writes queue up and form
+            // full batches, each bad write among three good ones.
+            let blocking = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let blocker = DispatchGroup()
+            DispatchQueue.global().async(group: blocker) {
+                _ = try? commits.write { _ in
+                    blocking.signal()
+                    release.wait()
+                }
+            }
+            blocking.wait()
+            let acknowledged = Collector<String>()
+            let refused = Collector<String>()
+            // Threads of their own: Dispatch's pool grows only slowly when
+            // its workers block, and the writes must all queue up at once.
+            let writers = DispatchGroup()
+            for index in 0 ..< 40 {
+                writers.enter()
+                Thread {
+                    defer { writers.leave() }
+                    let tag = "t\(index)"
+                    do {
+                        try commits.write { db in
+                            // Every tenth write points at a parent that does not exist.
+                            let parent: Int? = index % 10 == 0 ? 99 : nil
+                            try db.execute(sql: "INSERT INTO child (tag, parent_id) VALUES (?, ?)", arguments: [tag, parent])
+                        }
+                        acknowledged.append(tag)
+                    } catch {
+                        refused.append(tag)
+                    }
+                }.start()
+            }
+            usleep(300_000)
+            release.signal()
+            writers.wait()
+            blocker.wait()
+            #expect(commits.failedBatches >= 1, "a batch commit failed and was retried write by write; \(commits.statistics), refused \(refused.all.sorted())")
+            let stored = try store.pool.read { db in try String.fetchAll(db, sql: "SELECT tag FROM child") }
+            #expect(Set(stored) == Set(acknowledged.all), "stored means acknowledged, and the reverse")
+            #expect(stored.count == Set(stored).count, "each stored once")
+            #expect(acknowledged.all.count + refused.all.count == 40)
+            for index in stride(from: 0, to: 40, by: 10) {
+                #expect(refused.all.contains("t\(index)"), "the poisoned write t\(index) is refused")
+            }
+            #expect(refused.all.count == 4, "only the bad writes are refused: \(refused.all.sorted())")
+        }
+    }
+
     @Test func errorDescriptions() {
         #expect(StorageError.nameTaken.description == "name taken")
         #expect(StorageError.unknownUser.description == "unknown user")

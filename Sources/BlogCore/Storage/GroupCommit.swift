@@ -9,7 +9,9 @@ import Synchronization
 /// fails is rolled back alone and reported to its caller alone, and the
 /// others still commit. Every caller waits until the batch commit is on
 /// disk, so an OK reply after `write` returns is still a durable one. If the
-/// commit itself fails, every write of the batch fails and none is stored.
+/// commit itself fails, the whole batch is rolled back and each write is
+/// tried again in a transaction of its own, so one bad write cannot take
+/// its batch mates down, and none is stored twice.
 final class GroupCommit: Sendable {
     private final class Job: @unchecked Sendable {
         let work: (Database) throws -> Void
@@ -28,6 +30,7 @@ final class GroupCommit: Sendable {
     /// The most writes one transaction takes, so one batch's latency stays bounded.
     let maxBatch: Int
     private let batchSizes = Mutex<(batches: Int, writes: Int)>((0, 0))
+    private let failedBatchCount = Mutex(0)
 
     init(pool: DatabasePool, maxBatch: Int = 256) {
         self.pool = pool
@@ -56,6 +59,10 @@ final class GroupCommit: Sendable {
     /// benchmarks).
     var statistics: (batches: Int, writes: Int) { batchSizes.withLock { $0 } }
 
+    /// Batches of several writes whose commit failed, so that their writes
+    /// were tried again one by one.
+    var failedBatches: Int { failedBatchCount.withLock { $0 } }
+
     /// Commits everything pending, batch after batch, until nothing is left.
     private func drain() {
         while true {
@@ -71,6 +78,19 @@ final class GroupCommit: Sendable {
     }
 
     private func commit(_ batch: [Job]) {
+        if !commitTogether(batch) && batch.count > 1 {
+            // Nothing of the batch is stored: each write gets its own chance.
+            failedBatchCount.withLock { $0 += 1 }
+            for job in batch {
+                job.failure = nil
+                _ = commitTogether([job])
+            }
+        }
+        batch.forEach { $0.done.signal() }
+    }
+
+    /// One transaction for `batch`; false when its commit failed.
+    private func commitTogether(_ batch: [Job]) -> Bool {
         do {
             try pool.write { db in
                 for job in batch {
@@ -85,9 +105,10 @@ final class GroupCommit: Sendable {
                 }
             }
             batchSizes.withLock { $0 = ($0.batches + 1, $0.writes + batch.count) }
+            return true
         } catch {
             for job in batch { job.failure = error }
+            return false
         }
-        batch.forEach { $0.done.signal() }
     }
 }
