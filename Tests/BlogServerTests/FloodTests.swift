@@ -242,4 +242,43 @@ struct FloodTests {
         #expect(eventually(timeout: 5) { f.server.connectionCount == 0 })
         print(Self.memoryReport("paused client read \(messages) replies"))
     }
+
+    // MARK: A flood of logins
+
+    /// Many logins at once, from many connections: the service hashes at
+    /// most one password per core at a time, "which bounds memory"
+    /// (README). The resident size must show that bound too.
+    ///
+    /// It does not: each scrypt buffer (128·r·N bytes) is malloc'd and
+    /// freed on whichever Dispatch thread runs the connection. After the
+    /// first free, glibc raises its mmap threshold to that size, so later
+    /// buffers come from the thread's own arena and stay resident when
+    /// freed: one buffer kept per arena, up to 8 arenas per core. At
+    /// N=2^13 (8 MiB) the process grows by about 80 MB; at the standard
+    /// cost (16 MiB) by 150 MB and more. A fixed mmap threshold
+    /// (`mallopt(M_MMAP_THRESHOLD, 1 MiB)`, which also turns the dynamic
+    /// one off) keeps it at about 8 MB.
+    @Test func loginFloodKeepsResidentMemoryBounded() throws {
+        let scrypt = ScryptParameters(logN: 13, r: 8, p: 1)
+        let f = try ServerFixture(settings: .init(scrypt: scrypt, loginThrottle: .off))
+        defer { f.tearDown() }
+        #expect(try f.ask("register:alice:right[E];") == "reg:OK[E];")
+        let before = Hostile.residentBytes
+        var growth: [Int] = []
+        for _ in 1...4 {
+            let finished = runOnThreads(16, prepare: { _ in try? f.client() }) { index, client in
+                try? client?.send(index % 2 == 0 ? "login:alice:right[E];" : "login:alice:wrong[E];")
+                _ = try? client?.readReply()
+            }
+            #expect(finished)
+            growth.append(Hostile.residentBytes - before)
+        }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        // Hashes at once × their buffer, and as much again for slack.
+        let bound = max(4 * scrypt.memoryBytes, 2 * cores * scrypt.memoryBytes)
+        print(Self.memoryReport("64 logins, \(scrypt) (\(Hostile.megabytes(scrypt.memoryBytes)) a hash):"
+            + " RSS grew \(growth.map(Hostile.megabytes)) after each 16"))
+        #expect(growth.last ?? 0 < bound,
+                "64 logins grew the resident size by \(Hostile.megabytes(growth.last ?? 0)); at most \(cores) hashes of \(Hostile.megabytes(scrypt.memoryBytes)) run at once")
+    }
 }

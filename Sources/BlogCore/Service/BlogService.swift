@@ -37,9 +37,6 @@ public final class BlogService: Sendable {
     let throttle: LoginThrottle
     let index: IndexUpdater
     private let userLocks = KeyedLocks()
-    /// scrypt is memory-hard: hashing at most one per core keeps memory
-    /// bounded however many clients log in at once.
-    private let hashSlots: DispatchSemaphore
     private let logger: Logger
     private let now: @Sendable () -> Date
 
@@ -56,7 +53,6 @@ public final class BlogService: Sendable {
         self.index = IndexUpdater(logger: logger) { [store, pages] in
             try pages.write(IndexPage.render(try store.blogIndex()), file: IndexPage.fileName)
         }
-        self.hashSlots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount))
         self.logger = logger
         self.now = now
     }
@@ -89,7 +85,7 @@ public final class BlogService: Sendable {
         do {
             // Cheap check first, so taken names cost no scrypt.
             if try store.user(named: user.value) != nil { return .nameTaken }
-            let hash = try hashing { () throws(PasswordHasher.HashError) in try hasher.hash(password) }
+            let hash = try hashing { [hasher] () throws(PasswordHasher.HashError) in try hasher.hash(password) }
             let reply = try userLocks.withLock(user.key) { () throws(StorageError) -> Reply in
                 let record = try store.createUser(name: user.value, passwordHash: hash, at: now())
                 do {
@@ -126,7 +122,7 @@ public final class BlogService: Sendable {
         }
         // A locked-out guesser learns nothing more, and costs no scrypt.
         guard throttle.begin(user, from: session.peerAddress) else { return .loginRefused }
-        let valid = hashing {
+        let valid = hashing { [hasher] in
             guard let record else {
                 // Same cost as a real check, so timing does not reveal names.
                 hasher.verifyDecoy(password)
@@ -201,9 +197,12 @@ public final class BlogService: Sendable {
         leases.grant(user, from: session.peerAddress)
     }
 
-    private func hashing<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        hashSlots.wait()
-        defer { hashSlots.signal() }
-        return try body()
+    /// scrypt is memory-hard: it runs on the process's hashing threads (one
+    /// per core), which keeps its memory bounded however many clients log
+    /// in at once.
+    private func hashing<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
+        try HashingThreads.shared.run { () -> Result<T, E> in
+            do throws(E) { return .success(try body()) } catch { return .failure(error) }
+        }.get()
     }
 }
