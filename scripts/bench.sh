@@ -35,7 +35,7 @@ stop_server() { # prints the server's peak resident size
     echo "$peak"
 }
 
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
+cleanup() { if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"; }
 trap cleanup EXIT
 
 bench() { # $1: label, then blogbench arguments
@@ -63,6 +63,7 @@ bench pages --op newpost --clients 1 --duration "$seconds" --prefill-posts 10
 bench pages --op newpost --clients 1 --duration "$seconds" --prefill-posts 10000
 peaks[pages]=$(stop_server)
 
+mkdir -p .build && cp "$results" .build/bench-results.jsonl   # the raw JSON of every run
 python3 - "$results" "${peaks[per-request]}" "${peaks[keep-alive]}" "${peaks[pages]}" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
