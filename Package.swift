@@ -81,10 +81,15 @@ let package = Package(
         // libFuzzer target for the codec: scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address; a plain build replays inputs instead.
         .executableTarget(name: "BlogFuzz", dependencies: ["BlogCore"]),
-        .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "blog"]),
+        .target(
+            name: "BlogTestSupport",
+            dependencies: ["BlogCore", "BlogServer", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/BlogTestSupport"
+        ),
+        .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "blog", "BlogTestSupport"]),
         .testTarget(name: "BlogWebTests", dependencies: ["BlogWeb"]),
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
-        .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore"]),
+        .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore", "BlogTestSupport"]),
         .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore"]),
     ]
 )

@@ -1,27 +1,27 @@
 import BlogCore
 import BlogServer
+import BlogTestSupport
 import Foundation
-import Logging
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A running `BlogServer` on a free loopback port, with its own temporary
-/// database and public folder. Call `tearDown()` at the end (in a `defer`).
+/// database and public folder (a `TestBlog`), plus raw `TestClient`s for it.
+/// Call `tearDown()` at the end (in a `defer`).
+@dynamicMemberLookup
 final class ServerFixture: @unchecked Sendable {
-    let folder: URL
-    let publicFolder: URL
-    let store: BlogStore
-    let pages: PageStore
-    let service: BlogService
-    let server: BlogServer
-    let host: String
-    private var isTornDown = false
-    private var extraServers: [BlogServer] = []
+    /// The folder, store, pages, service and running server. Its properties
+    /// read as the fixture's own (`folder`, `store`, `server`, `port`, …).
+    let blog: TestBlog
     /// Every client made by `client`, closed by `tearDown` before the stop,
     /// so the stop does not wait for them.
     private let clients = Locked<[TestClient]>([])
+
+    subscript<Value>(dynamicMember keyPath: KeyPath<TestBlog, Value>) -> Value {
+        blog[keyPath: keyPath]
+    }
 
     /// - Parameters:
     ///   - host: the address to listen on and connect to.
@@ -30,47 +30,14 @@ final class ServerFixture: @unchecked Sendable {
     init(host: String = "127.0.0.1",
          settings: BlogService.Settings = .init(scrypt: .testing),
          configure: (inout BlogServer.Options) -> Void = { _ in }) throws {
-        folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("blogserver-tests-\(UUID().uuidString)", isDirectory: true)
-        publicFolder = folder.appendingPathComponent("public", isDirectory: true)
-        try FileManager.default.createDirectory(at: publicFolder, withIntermediateDirectories: true)
-        store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
-        pages = PageStore(folder: publicFolder)
-        var quiet = Logger(label: "blogd.tests")
-        quiet.logLevel = .critical
-        service = try BlogService(store: store, pages: pages, settings: settings, logger: quiet)
-        var options = BlogServer.Options()
-        options.host = host
-        options.port = 0
-        options.connection.lingerTimeout = 2
-        configure(&options)
-        precondition(options.port != 51515, "tests never use the production port")
-        self.host = host
-        server = BlogServer(service: service, options: options, logger: quiet)
-        do {
-            try server.start()
-        } catch {
-            try? store.close()
-            try? FileManager.default.removeItem(at: folder)
-            throw error
-        }
+        blog = try TestBlog(host: host, settings: settings, folderPrefix: "blogserver-tests",
+                            loggerLabel: "blogd.tests", lingerTimeout: 2, configure: configure)
     }
-
-    var port: Int { server.port }
 
     /// Another server on the same service (same database, pages and login
     /// leases), listening on `host`; stopped by `tearDown`.
     func extraServer(host: String, configure: (inout BlogServer.Options) -> Void = { _ in }) throws -> BlogServer {
-        var options = server.options
-        options.host = host
-        options.port = 0
-        configure(&options)
-        var quiet = Logger(label: "blogd.tests")
-        quiet.logLevel = .critical
-        let extra = BlogServer(service: service, options: options, logger: quiet)
-        try extra.start()
-        extraServers.append(extra)
-        return extra
+        try blog.extraServer(host: host, configure: configure)
     }
 
     /// A new connection to the server (or to `server`, at `host`); with
@@ -113,44 +80,28 @@ final class ServerFixture: @unchecked Sendable {
     }
 
     /// The page of `user` as it is on disk.
-    func page(of user: String) -> String? {
-        pages.read(user: user)
-    }
+    func page(of user: String) -> String? { blog.page(of: user) }
 
     /// The number of posts of `user` in the database.
-    func postCount(of user: String) throws -> Int {
-        guard let id = try store.user(named: user)?.id else { return 0 }
-        return try store.posts(ofUserID: id).count
-    }
+    func postCount(of user: String) throws -> Int { try blog.postCount(of: user) }
 
     /// Replaces the public folder by a regular file, so every page write fails
     /// (even as root, which chmod would not stop).
-    func breakPublicFolder() throws {
-        try FileManager.default.removeItem(at: publicFolder)
-        try Data("not a folder".utf8).write(to: publicFolder)
-    }
+    func breakPublicFolder() throws { try blog.breakPublicFolder() }
 
     /// Undoes `breakPublicFolder`: an empty public folder again.
-    func repairPublicFolder() throws {
-        try FileManager.default.removeItem(at: publicFolder)
-        try FileManager.default.createDirectory(at: publicFolder, withIntermediateDirectories: true)
-    }
+    func repairPublicFolder() throws { try blog.repairPublicFolder() }
 
-    /// Stops the server (returns what `stop` returned), closes the store and
-    /// removes the files.
+    /// Closes the clients made by `client`, then stops the server (returns
+    /// what `stop` returned), closes the store and removes the files.
     @discardableResult
     func tearDown(stopTimeout: Double = 10) -> Bool {
-        guard !isTornDown else { return true }
-        isTornDown = true
+        guard !blog.isTornDown else { return true }
         clients.withLock { clients in
             clients.forEach { $0.close() }
             clients = []
         }
-        let stopped = server.stop(timeout: stopTimeout)
-        extraServers.forEach { $0.stop(timeout: stopTimeout) }
-        try? store.close()
-        try? FileManager.default.removeItem(at: folder)
-        return stopped
+        return blog.tearDown(stopTimeout: stopTimeout)
     }
 
     deinit { tearDown() }

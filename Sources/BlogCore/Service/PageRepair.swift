@@ -31,6 +31,9 @@ extension BlogService {
         let users: [UserRecord]
         do { users = try store.allUsers() } catch { throw .failed(user: "*", reason: "\(error)") }
         var report = PageReport(checked: 0, rebuilt: [])
+        // Let a background index write finish, so that its temporary file
+        // is not taken for a leftover.
+        writeIndex()
         report.leftovers = pages.removeLeftoverTemporaries()
         for user in users {
             report.checked += 1
