@@ -3,13 +3,31 @@ import Glibc
 #endif
 
 /// One address to connect to, as getaddrinfo gives it.
-struct ResolvedAddress {
-    let family: Int32
+public struct ResolvedAddress: Sendable, CustomStringConvertible {
+    public let family: Int32
     let storage: sockaddr_storage
     let length: socklen_t
 
+    /// The numeric address and port, `127.0.0.1:51515` or `[::1]:51515`.
+    public var description: String {
+        let port = withSockaddr { pointer, _ -> Int in
+            family == AF_INET6
+                ? pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                : pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+        return family == AF_INET6 ? "[\(numericHost)]:\(port)" : "\(numericHost):\(port)"
+    }
+
+    /// Calls `body` with the address as a `sockaddr` pointer and its length.
+    public func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        var storage = storage
+        return withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
+        }
+    }
+
     /// The numeric address, e.g. `127.0.0.1` or `::1`.
-    var numericHost: String {
+    public var numericHost: String {
         var storage = storage
         var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         let status = withUnsafePointer(to: &storage) {
@@ -23,10 +41,10 @@ struct ResolvedAddress {
 }
 
 /// Host names and literals (IPv4 and IPv6) to socket addresses.
-enum AddressResolver {
+public enum AddressResolver {
     /// Every TCP address of `host` at `port`, in getaddrinfo's order of
     /// preference, without duplicates. `[::1]` is taken as `::1`.
-    static func resolve(host: String, port: Int) throws(BlogClientError) -> [ResolvedAddress] {
+    public static func resolve(host: String, port: Int) throws(BlogClientError) -> [ResolvedAddress] {
         var name = host
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         var hints = addrinfo()

@@ -1,3 +1,4 @@
+import BlogClient
 import BlogCore
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ enum Exchange {
 /// joins before the next), hence `@unchecked Sendable` without locks.
 final class BenchClient: @unchecked Sendable {
     let index: Int
-    private let address: ServerAddress
+    private let address: ResolvedAddress
     private let keepAlive: Bool
     private let timeout: Double
     private let workload: Workload
@@ -31,7 +32,7 @@ final class BenchClient: @unchecked Sendable {
     /// After these replies the server closes the connection.
     private static let closingReplies = Set([Reply.tooLarge, .timedOut, .busy].map(\.rawValue))
 
-    init(index: Int, address: ServerAddress, keepAlive: Bool, timeout: Double, workload: Workload, seed: UInt64) {
+    init(index: Int, address: ResolvedAddress, keepAlive: Bool, timeout: Double, workload: Workload, seed: UInt64) {
         self.index = index
         self.address = address
         self.keepAlive = keepAlive

@@ -1,3 +1,4 @@
+import BlogClient
 import BlogCore
 
 /// What a run measured, with the address it measured.
@@ -59,8 +60,15 @@ struct Runner {
     /// get `err:CMD`, which changes nothing on the server. Also checks the
     /// connection mode matches the server's, which would otherwise show up
     /// as nothing but timeouts. Returns the address that answered.
-    private func probe() throws(BenchFailure) -> ServerAddress {
-        let addresses = try ServerAddress.resolve(host: options.host, port: options.port)
+    private func probe() throws(BenchFailure) -> ResolvedAddress {
+        let addresses: [ResolvedAddress]
+        do {
+            // Resolved once, so measured requests pay for connecting, never
+            // for name lookup.
+            addresses = try AddressResolver.resolve(host: options.host, port: options.port)
+        } catch {
+            throw BenchFailure(message: error.description)
+        }
         var reasons: [String] = []
         for address in addresses {
             let connection: WireConnection

@@ -1,3 +1,4 @@
+import BlogClient
 import BlogCore
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,7 @@ final class WireConnection {
 
     /// Connects to `address`; every later send or receive gives up after
     /// `timeout` seconds (connect too: Linux applies SO_SNDTIMEO to it).
-    init(to address: ServerAddress, timeout: Double) throws(WireError) {
+    init(to address: ResolvedAddress, timeout: Double) throws(WireError) {
         fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw WireError.from(errno: errno, call: "socket") }
         var limit = Self.timeval(timeout)
