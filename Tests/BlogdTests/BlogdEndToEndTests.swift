@@ -78,6 +78,28 @@ struct BlogdEndToEndTests {
         #expect(server.stop() == 0)
     }
 
+    @Test func openPostingWarnsAtStartAndLetsAnyonePost() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let closed = try serve()
+        let port = try closed.waitForPort()
+        #expect(try exchange("register:dana:pw[E];", port: port) == "reg:OK[E];")
+        #expect(!closed.stderr.contains("open posting"))
+        #expect(closed.stop() == 0)
+
+        // After a restart no lease survives: by default a post needs a login.
+        let secure = try serve()
+        let securePort = try secure.waitForPort()
+        #expect(try exchange("newpost:dana:T:forged[E];", port: securePort) == "post:NA[E];")
+        #expect(secure.stop() == 0)
+
+        let open = try serve(environment: ["BLOGD_OPEN_POSTING": "true"])
+        let openPort = try open.waitForPort()
+        #expect(open.stderr.contains("warning"))
+        #expect(open.stderr.contains("open posting is on"))
+        #expect(try exchange("newpost:dana:T:anyone[E];", port: openPort) == "post:OK[E];")
+        #expect(open.stop() == 0)
+    }
+
     @Test func badSetupGivesOneLineAndExitOne() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let cases: [[String]] = [
