@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import Synchronization
 
 /// The three operations of the protocol, from message bytes to reply.
 ///
@@ -39,6 +40,7 @@ public final class BlogService: Sendable {
     private let userLocks = KeyedLocks()
     private let logger: Logger
     private let now: @Sendable () -> Date
+    private let hashCount = Atomic<Int>(0)
 
     public init(store: BlogStore, pages: PageStore, settings: Settings = Settings(),
                 logger: Logger = Logger(label: "blogd.service"),
@@ -178,6 +180,10 @@ public final class BlogService: Sendable {
         try userPages.rebuild(user: owner.name, oldestFirst: store.postsOldestFirst(ofUserID: owner.id ?? -1))
     }
 
+    /// Password hashes and checks done so far (registers, logins, and the
+    /// decoy checks of unknown names): what the login throttle saves.
+    public var passwordHashes: Int { hashCount.load(ordering: .relaxed) }
+
     /// Writes `index.html` now (it is otherwise rewritten in the background
     /// shortly after each register and post).
     public func writeIndex() {
@@ -201,7 +207,8 @@ public final class BlogService: Sendable {
     /// per core), which keeps its memory bounded however many clients log
     /// in at once.
     private func hashing<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
-        try HashingThreads.shared.run { () -> Result<T, E> in
+        hashCount.add(1, ordering: .relaxed)
+        return try HashingThreads.shared.run { () -> Result<T, E> in
             do throws(E) { return .success(try body()) } catch { return .failure(error) }
         }.get()
     }
