@@ -16,6 +16,9 @@ public final class BlogServer: Sendable {
         /// 0 asks the system for any free port; `port` tells which it chose.
         public var port = 51515
         public var maxConnections = 1024
+        /// Requests carried out at once (the others wait their turn without
+        /// holding a thread).
+        public var maxConcurrentRequests = 64
         public var connection = ConnectionOptions()
 
         public init() {}
@@ -37,11 +40,13 @@ public final class BlogServer: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let acceptQueue = DispatchQueue(label: "blogd.accept")
     private let allClosed = DispatchGroup()
+    private let workers: RequestLimiter
 
     public init(service: BlogService, options: Options, logger: Logger = Logger(label: "blogd.server")) {
         self.service = service
         self.options = options
         self.logger = logger
+        self.workers = RequestLimiter(limit: max(1, options.maxConcurrentRequests))
     }
 
     /// The port the server listens on (the real one when asked for 0).
@@ -116,7 +121,7 @@ public final class BlogServer: Sendable {
         var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         let connection = Connection(
-            fd: fd, peer: peer, service: service, options: options.connection, logger: logger,
+            fd: fd, peer: peer, service: service, workers: workers, options: options.connection, logger: logger,
             isStopping: { [self] in stopping.load(ordering: .relaxed) },
             onClose: { [self] in closed($0) })
         let verdict: Reply?? = state.withLock { state in

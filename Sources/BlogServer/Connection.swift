@@ -10,7 +10,8 @@ import Glibc
 ///
 /// Every piece of mutable state is touched only on `queue`, a serial queue
 /// of its own, so a slow or silent peer holds up nobody else. A request is
-/// carried out on that queue too, which keeps replies in message order.
+/// carried out by the server's `RequestLimiter`, one at a time per
+/// connection, which keeps replies in message order.
 final class Connection: @unchecked Sendable {
     private enum State {
         /// Waiting for or handling messages.
@@ -27,6 +28,7 @@ final class Connection: @unchecked Sendable {
     let peer: String
     private let queue: DispatchQueue
     private let service: BlogService
+    private let workers: RequestLimiter
     private let options: ConnectionOptions
     private let logger: Logger
     private let isStopping: @Sendable () -> Bool
@@ -41,15 +43,18 @@ final class Connection: @unchecked Sendable {
     private var writeSource: (any DispatchSourceWrite)?
     private var timer: (any DispatchSourceTimer)?
     private var readPaused = false
+    /// A request is with the service; the next waits until it is answered.
+    private var inFlight = false
     private var writeArmed = false
     private var liveSources = 0
 
-    init(fd: Int32, peer: String, service: BlogService, options: ConnectionOptions, logger: Logger,
+    init(fd: Int32, peer: String, service: BlogService, workers: RequestLimiter, options: ConnectionOptions, logger: Logger,
          isStopping: @escaping @Sendable () -> Bool, onClose: @escaping @Sendable (Connection) -> Void) {
         self.fd = fd
         self.peer = peer
         self.queue = DispatchQueue(label: "blogd.connection")
         self.service = service
+        self.workers = workers
         self.options = options
         self.logger = logger
         self.isStopping = isStopping
@@ -86,8 +91,9 @@ final class Connection: @unchecked Sendable {
     func stop() {
         queue.async { [self] in
             guard state == .open, readSource != nil else { return }
-            readable()
-            if state == .open { finish(with: nil) }
+            if !inFlight { readable() }
+            // With a request in hand, its completion sees `isStopping`.
+            if state == .open && !inFlight { finish(with: nil) }
         }
     }
 
@@ -95,13 +101,12 @@ final class Connection: @unchecked Sendable {
 
     private func readable() {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
+        // Hold no more than one message's worth: the rest waits in the
+        // kernel, which throttles a peer that sends too much.
+        while state != .open || decoder.pendingByteCount <= options.maxMessageBytes {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 if state == .open { decoder.append(chunk[0..<n]) }
-                // Read no further than one message can be: the rest waits in
-                // the kernel, which throttles a peer that sends too much.
-                if state == .open && decoder.pendingByteCount > options.maxMessageBytes { break }
                 continue
             }
             if n == 0 {
@@ -115,6 +120,9 @@ final class Connection: @unchecked Sendable {
             break
         }
         switch state {
+        case .open where inFlight:
+            // The request in hand is answered first.
+            updateReading()
         case .open:
             pump()
         case .draining:
@@ -128,43 +136,66 @@ final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Answers every complete message in hand, in order.
+    /// Takes the next complete message in hand, or, with none left, closes
+    /// or resumes reading as the connection's state says.
     private func pump() {
-        while state == .open {
-            if outbox.count > options.maxQueuedReplyBytes {
-                // The peer is not reading its replies: stop reading its
-                // requests until it catches up.
-                pauseReading()
-                return
-            }
+        while state == .open && !inFlight {
+            // A peer that does not read its replies gets no more answers
+            // (nor is read from) until it catches up.
+            if outbox.count > options.maxQueuedReplyBytes { return updateReading() }
             guard let event = decoder.next() else { break }
             switch event {
             case .oversized:
                 return finish(with: .tooLarge)
             case .message(let body):
-                let started = DispatchTime.now()
-                let outcome = service.handle(message: body, session: &session)
-                audit(outcome, since: started)
-                outbox += outcome.reply.bytes
-                if !options.keepAlive { return finish(with: nil) }
-                timer?.schedule(deadline: .now() + options.readTimeout)
-                flush()
+                return handle(body)
             }
         }
-        guard state == .open else { return }
+        guard state == .open, !inFlight else { return }
         if peerClosed {
             // A message cut off by the peer's close gets an answer too.
             finish(with: decoder.hasPartialMessage ? .badArguments : nil)
         } else if isStopping() {
             // Everything that had arrived is answered; nothing more is taken.
             finish(with: nil)
-        } else if readPaused && outbox.isEmpty {
-            resumeReading()
+        } else {
+            updateReading()
         }
+    }
+
+    /// Hands one message to the service, off this queue: the service may
+    /// block (scrypt, fsync), and this queue must stay free for the peer.
+    private func handle(_ body: [UInt8]) {
+        inFlight = true
+        let started = DispatchTime.now()
+        let session = self.session
+        updateReading()
+        workers.submit { [self, service] in
+            var session = session
+            let outcome = service.handle(message: body, session: &session)
+            let updated = session
+            queue.async { self.answered(outcome, session: updated, since: started) }
+        }
+    }
+
+    private func answered(_ outcome: Outcome, session: Session, since started: DispatchTime) {
+        inFlight = false
+        self.session = session
+        audit(outcome, since: started)
+        // A peer that reset meanwhile cannot take the reply.
+        guard state == .open else { return }
+        outbox += outcome.reply.bytes
+        if !options.keepAlive { return finish(with: nil) }
+        timer?.schedule(deadline: .now() + options.readTimeout)
+        flush()
+        pump()
     }
 
     private func timerFired() {
         switch state {
+        case .open where inFlight:
+            // The read timeout is for the peer, not for the server's work.
+            timer?.schedule(deadline: .now() + options.readTimeout)
         case .open: finish(with: .timedOut)
         case .flushing, .draining: close()
         case .closed: break
@@ -207,9 +238,8 @@ final class Connection: @unchecked Sendable {
             shutdown(fd, Int32(SHUT_WR))
             state = .draining
             if peerClosed { close() } else { resumeReading() }
-        case .open where readPaused:
-            // Replies drained: take requests again.
-            resumeReading()
+        case .open where readPaused && !inFlight:
+            // Replies drained: answer and read again.
             queue.async { [self] in if state == .open { pump() } }
         default:
             break
@@ -236,6 +266,18 @@ final class Connection: @unchecked Sendable {
         writeSource = nil
         timer = nil
         onClose(self)
+    }
+
+    /// Reads only while there is room: replies not piling up unread, at
+    /// most one message's worth held, and the peer not gone (a closed
+    /// socket stays readable and would spin).
+    private func updateReading() {
+        guard state == .open else { return }
+        if outbox.count > options.maxQueuedReplyBytes || decoder.pendingByteCount > options.maxMessageBytes || peerClosed {
+            pauseReading()
+        } else {
+            resumeReading()
+        }
     }
 
     private func pauseReading() {

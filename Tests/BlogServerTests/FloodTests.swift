@@ -44,7 +44,8 @@ struct FloodTests {
         #expect(try f.ask("register:Busy:pw[E];") == "reg:OK[E];")
         #expect(try f.ask("login:Busy:pw[E];") == "log:OK[E];")
         let served = Date().timeIntervalSince(started)
-        #expect(served < readTimeout / 4, "register and login took \(served) s among \(count) idle connections")
+        // Answered before any idle one times out: it did not wait behind them.
+        #expect(served < readTimeout, "register and login took \(served) s among \(count) idle connections")
         let grown = Hostile.residentBytes - before
         print(Self.memoryReport("\(count) idle connections open (connected in \(String(format: "%.2f", connectTime)) s,"
             + " RSS +\(Hostile.megabytes(grown)), \(grown / count / 1024) KB each; register+login \(String(format: "%.3f", served)) s)"))
