@@ -30,13 +30,17 @@ public struct PublicFolderHandler: HTTPHandler {
         else {
             return Self.plain(.notFound, "not found\n")
         }
-        let headers: HTTPHeaders = [
+        var headers: HTTPHeaders = [
             .contentType: type,
             .cacheControl: "no-cache",
             HTTPHeader("X-Content-Type-Options"): "nosniff",
         ]
-        // HEAD: same headers, no body (FlyingFox sends Content-Length).
-        return HTTPResponse(statusCode: .ok, headers: headers, body: request.method == .HEAD ? Data() : data)
+        guard request.method == .GET else {
+            // HEAD: the length GET would send, and no body.
+            headers[.contentLength] = String(data.count)
+            return HTTPResponse(statusCode: .ok, headers: headers, body: Data())
+        }
+        return HTTPResponse(statusCode: .ok, headers: headers, body: data)
     }
 
     /// The file a request path names, or `nil` when it is not a plain,

@@ -6,8 +6,12 @@ import Glibc
 /// The write end of the self-pipe, for the signal handler (which may only
 /// make async-signal-safe calls, so it cannot touch Swift objects).
 nonisolated(unsafe) private var signalPipeWrite: Int32 = -1
+/// Signals seen so far: a second one ends the process at once, for an
+/// operator whose graceful stop hangs.
+nonisolated(unsafe) private var signalsSeen: Int32 = 0
 
-/// SIGINT and SIGTERM, caught from the moment this is created.
+/// SIGINT and SIGTERM, caught from the moment this is created; a second
+/// one exits at once.
 ///
 /// A plain `sigaction` handler is in place before `init` returns, so a
 /// signal that arrives while the server is still starting is neither lost
@@ -28,6 +32,8 @@ final class TerminationSignal: Sendable {
         for number in [SIGINT, SIGTERM] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
+                signalsSeen += 1
+                if signalsSeen > 1 { _exit(128 + number) }
                 var byte = UInt8(truncatingIfNeeded: number)
                 _ = write(signalPipeWrite, &byte, 1)
             }

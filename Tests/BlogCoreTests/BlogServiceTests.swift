@@ -95,6 +95,16 @@ struct BlogServiceTests {
         }
     }
 
+    /// `index.html` is the list of blogs, so no user may be called index.
+    @Test func indexIsReserved() throws {
+        try withService { (fx: ServiceFixture) throws in
+            #expect(fx.send("register:index:pw") == .nameTaken)
+            #expect(fx.send("register:INDEX:pw") == .nameTaken)
+            #expect(try fx.store.user(named: "index") == nil)
+            #expect(fx.send("register:indexer:pw") == .registered)
+        }
+    }
+
     @Test func duplicateInAnyCaseIsTaken() throws {
         try withService { (fx: ServiceFixture) throws in
             #expect(fx.send("register:Alice:one") == .registered)

@@ -70,6 +70,7 @@ struct PublicFolderHandlerTests {
         }
         let head = try await get("/alice.html", method: .HEAD)
         #expect(head.statusCode == .ok)
+        #expect(head.headers[.contentLength] == String("<h1>alice</h1>".utf8.count), "the length GET would send")
         let body = try await head.bodyData
         #expect(body.isEmpty)
     }

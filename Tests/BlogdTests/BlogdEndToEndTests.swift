@@ -100,6 +100,25 @@ struct BlogdEndToEndTests {
         #expect(open.stop() == 0)
     }
 
+    /// The first SIGTERM stops gracefully (here it waits for a silent
+    /// keep-alive client to leave); a second one ends the process at once.
+    @Test func secondSignalExitsAtOnce() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try serve(environment: ["BLOGD_KEEP_ALIVE": "true"])
+        let port = try server.waitForPort()
+        let silent = try WireConnection(port: port)
+        defer { silent.close() }
+        try silent.send("register:erin:pw[E];")
+        #expect(try silent.readReply() == "reg:OK[E];")
+        kill(server.process.processIdentifier, SIGTERM)
+        usleep(300_000)
+        #expect(server.process.isRunning, "the graceful stop waits for the open connection")
+        let started = Date()
+        let status = server.stop(signal: SIGTERM)
+        #expect(status == 128 + SIGTERM)
+        #expect(Date().timeIntervalSince(started) < 3, "the second signal did not end it at once")
+    }
+
     @Test func badSetupGivesOneLineAndExitOne() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let cases: [[String]] = [

@@ -59,6 +59,9 @@ public final class BlogService: Sendable {
         self.now = now
     }
 
+    /// Names whose page file the server itself uses.
+    public static let reservedNames: Set<String> = ["index"]
+
     /// Parses one message body and carries it out.
     public func handle(message body: [UInt8], session: inout Session) -> Outcome {
         let request: Request
@@ -85,6 +88,8 @@ public final class BlogService: Sendable {
 
     private func register(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
         do {
+            // `index.html` is the list of blogs: no user may have that page.
+            if Self.reservedNames.contains(user.key) { return .nameTaken }
             // Cheap check first, so taken names cost no scrypt.
             if try store.user(named: user.value) != nil { return .nameTaken }
             let hash = try hashing { [hasher] () throws(PasswordHasher.HashError) in try hasher.hash(password) }
