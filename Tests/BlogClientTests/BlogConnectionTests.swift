@@ -1,4 +1,5 @@
 import BlogClient
+import BlogTestSupport
 import BlogCore
 import Foundation
 import Testing
@@ -56,7 +57,7 @@ import Testing
         #expect(try client.register(user: "nina", password: "pw") == .ok)
     }
 
-    @Test(.enabled(if: RawListener.ipv6Available), arguments: ["::1", "[::1]"])
+    @Test(.enabled(if: ipv6LoopbackAvailable), arguments: ["::1", "[::1]"])
     func ipv6LoopbackWorks(host: String) throws {
         let fixture = try TestServer(host: "::1")
         defer { fixture.shutdown() }

@@ -55,21 +55,6 @@ final class RawListener: @unchecked Sendable {
         isClosed = true
         Glibc.close(fd)
     }
-
-    /// Whether IPv6 loopback works here (bind to ::1).
-    static let ipv6Available: Bool = {
-        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { Glibc.close(fd) }
-        var address = sockaddr_in6()
-        address.sin6_family = sa_family_t(AF_INET6)
-        address.sin6_addr = in6addr_loopback
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
-            }
-        }
-    }()
 }
 
 /// A port on 127.0.0.1 where nothing listens: bound, read and closed.

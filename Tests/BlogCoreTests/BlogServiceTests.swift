@@ -471,6 +471,7 @@ struct BlogServiceTests {
         try withService { (fx: ServiceFixture) throws in
             var session = Session(peerAddress: "10.0.0.1")
             #expect(fx.send("register:alice:pw", &session) == .registered)
+            fx.service.writeIndex()  // no background write may race the removal
             try FileManager.default.removeItem(at: fx.publicFolder)
             #expect(fx.send("newpost:alice:one:1", &session) == .postFailed)
             try FileManager.default.createDirectory(at: fx.publicFolder, withIntermediateDirectories: true)

@@ -107,17 +107,3 @@ final class ServerFixture: @unchecked Sendable {
     deinit { tearDown() }
 }
 
-/// Whether this machine can listen on the IPv6 loopback.
-let ipv6LoopbackAvailable: Bool = {
-    let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_in6()
-    address.sin6_family = sa_family_t(AF_INET6)
-    address.sin6_addr = in6addr_loopback
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
-        }
-    }
-}()

@@ -1,6 +1,9 @@
 import BlogCore
 import BlogServer
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
 /// A whole blog for a test: a temporary folder holding `public/` and
@@ -132,6 +135,9 @@ public final class TestBlog: @unchecked Sendable {
     /// Replaces the public folder by a regular file, so every page write fails
     /// (even as root, which chmod would not stop).
     public func breakPublicFolder() throws {
+        // The index is rewritten in the background after a register: let
+        // that finish, or its temporary file races the removal.
+        service.writeIndex()
         try FileManager.default.removeItem(at: publicFolder)
         try Data("not a folder".utf8).write(to: publicFolder)
     }
@@ -159,3 +165,19 @@ public final class TestBlog: @unchecked Sendable {
         return try store.posts(ofUserID: id).count
     }
 }
+
+/// Whether this machine can listen on the IPv6 loopback (tests of `::1`
+/// are skipped where it cannot).
+public let ipv6LoopbackAvailable: Bool = {
+    let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in6()
+    address.sin6_family = sa_family_t(AF_INET6)
+    address.sin6_addr = in6addr_loopback
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
+        }
+    }
+}()
