@@ -133,38 +133,6 @@ struct PageTests {
         #expect(lines(page).count == lines(empty).count + 2)
     }
 
-    // MARK: inserting
-
-    @Test func insertingGoesRightAfterHeading() throws {
-        let page = PageRenderer.page(user: "alice", posts: [post(1, title: "old")])
-        let updated = try #require(PageRenderer.inserting(PageRenderer.postLine(post(2, title: "new")), into: page))
-        let lines = lines(updated)
-        let heading = lines.firstIndex { $0.contains("</h1>") }!
-        #expect(lines[heading + 1].contains("id=\"post-2\""))
-        #expect(lines[heading + 2].contains("id=\"post-1\""))
-        #expect(updated == PageRenderer.page(user: "alice", posts: [post(2, title: "new"), post(1, title: "old")]))
-    }
-
-    @Test func insertingRepeatedlyIsNewestFirst() throws {
-        var page = PageRenderer.page(user: "alice", posts: [])
-        for id in 1 ... 5 {
-            page = try #require(PageRenderer.inserting(PageRenderer.postLine(post(Int64(id))), into: page))
-        }
-        #expect(page == PageRenderer.page(user: "alice", posts: (1 ... 5).reversed().map { post(Int64($0)) }))
-    }
-
-    @Test func insertingWithoutHeadingIsNil() {
-        #expect(PageRenderer.inserting("x", into: "") == nil)
-        #expect(PageRenderer.inserting("x", into: "<html>\n<body>\n</body>\n</html>\n") == nil)
-        #expect(PageRenderer.inserting("x", into: "<h1>no newline after</h1>") == nil)
-        #expect(PageRenderer.inserting("x", into: "<h1>ok</h1>\n") == "<h1>ok</h1>\nx\n")
-    }
-
-    @Test func insertingUsesTheFirstHeading() {
-        let page = "a</h1>b\nc</h1>\nd\n"
-        #expect(PageRenderer.inserting("X", into: page) == "a</h1>b\nX\nc</h1>\nd\n")
-    }
-
     // MARK: PageStore
 
     @Test func pageURL() {

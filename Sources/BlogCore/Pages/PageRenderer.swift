@@ -4,8 +4,8 @@ import Foundation
 ///
 /// The page is line-oriented, as the original server expects: the heading
 /// line holds `</h1>`, and each post is one line right after it, newest
-/// first. A new post is therefore inserted after the heading line without
-/// re-rendering the rest.
+/// first, carrying its id, so `UserPages` can put a new post after the
+/// heading line and `ParsedPage` can read a page back.
 public enum PageRenderer {
     /// The marker of the line after which posts go.
     public static let headingMarker = "</h1>"
@@ -74,16 +74,6 @@ public enum PageRenderer {
             + "<p class=\"date\"><time datetime=\"\(PostDate.machine(post.createdAt))\">\(PostDate.human(post.createdAt))</time></p>"
             + "<div class=\"content\">\(HTML.escapeMultiline(post.content))</div>"
             + "</article>"
-    }
-
-    /// `page` with `line` inserted right after the heading line, or `nil`
-    /// when the page has no heading line (then it must be re-rendered).
-    public static func inserting(_ line: String, into page: String) -> String? {
-        guard let heading = page.range(of: headingMarker) else { return nil }
-        guard let lineEnd = page[heading.upperBound...].firstIndex(of: "\n") else { return nil }
-        var result = page
-        result.insert(contentsOf: line + "\n", at: result.index(after: lineEnd))
-        return result
     }
 }
 
