@@ -40,11 +40,6 @@ final class RequestLimiter: Sendable {
         if startNow { launch(job) }
     }
 
-    /// Handlers running or waiting right now.
-    var load: (running: Int, waiting: Int) {
-        state.withLock { ($0.running, $0.waiting.count - $0.head) }
-    }
-
     private func launch(_ job: @escaping @Sendable () -> Void) {
         queue.async { [self] in
             job()

@@ -32,9 +32,12 @@ struct ShutdownTests {
         return client
     }
 
-    @Test func requestInFlightIsAnsweredDuringStop() throws {
+    /// In either connection mode: the request is answered, then the
+    /// connection closes (with keep-alive, no more messages are taken).
+    @Test(arguments: [false, true])
+    func requestInFlightIsAnsweredDuringStop(keepAlive: Bool) throws {
         // Real scrypt cost, so the request is still being handled at stop.
-        let f = try ServerFixture(settings: .init(scrypt: .standard))
+        let f = try ServerFixture(settings: .init(scrypt: .standard)) { $0.connection.keepAlive = keepAlive }
         defer { f.tearDown() }
         let client = try accepted(f)
         try client.send("register:Inflight:pw[E];")
@@ -76,20 +79,6 @@ struct ShutdownTests {
             }
         }
         #expect(lost.isEmpty, "requests sent before stop() lost: \(lost)")
-    }
-
-    @Test func keepAliveRequestInFlightIsAnsweredThenClosed() throws {
-        let f = try ServerFixture(settings: .init(scrypt: .standard)) { $0.connection.keepAlive = true }
-        defer { f.tearDown() }
-        let client = try accepted(f)
-        try client.send("register:KeepStop:pw[E];")
-        Thread.sleep(forTimeInterval: 0.05)
-        let stopper = Stopper(f.server)
-        #expect(try client.readReply() == "reg:OK[E];")
-        // Stopping: no more messages on this connection.
-        #expect(client.expectCleanEOF() == .eof)
-        client.close()
-        #expect(stopper.result() == true)
     }
 
     @Test(arguments: [false, true])

@@ -35,6 +35,11 @@ final class IndexUpdater: Sendable {
         if start { queue.async { self.run() } }
     }
 
+    /// Waits for a write under way to finish, without writing.
+    func settle() {
+        queue.sync {}
+    }
+
     /// Writes the index now and returns when it is on disk.
     func flush() {
         queue.sync { writeNow() }

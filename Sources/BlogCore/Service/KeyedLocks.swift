@@ -26,7 +26,4 @@ final class KeyedLocks: Sendable {
         }
         return try entry.mutex.withLock { _ throws(E) in try body() }
     }
-
-    /// Keys with a holder or waiter right now (for tests).
-    var activeKeyCount: Int { entries.withLock { $0.count } }
 }

@@ -32,8 +32,8 @@ extension BlogService {
         do { users = try store.allUsers() } catch { throw .failed(user: "*", reason: "\(error)") }
         var report = PageReport(checked: 0, rebuilt: [])
         // Let a background index write finish, so that its temporary file
-        // is not taken for a leftover.
-        writeIndex()
+        // is not taken for a leftover (the index is written at the end).
+        index.settle()
         report.leftovers = pages.removeLeftoverTemporaries()
         for user in users {
             report.checked += 1
