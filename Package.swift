@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "blogd", targets: ["blogd"]),
+        .library(name: "BlogWire", targets: ["BlogWire"]),
+        .library(name: "BlogSockets", targets: ["BlogSockets"]),
         .library(name: "BlogCore", targets: ["BlogCore"]),
         .library(name: "BlogServer", targets: ["BlogServer"]),
         .library(name: "BlogClient", targets: ["BlogClient"]),
@@ -23,10 +25,18 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
-        // Protocol codec, validation, storage, pages and the service: no sockets.
+        // The wire codec: framing, requests, replies, field rules. No dependencies.
+        .target(name: "BlogWire"),
+        // BSD sockets, addresses, epoll and eventfd through Glibc: the one
+        // socket layer of the server, the client, blogbench and the tests.
+        .target(name: "BlogSockets", dependencies: ["CLinux"]),
+        // epoll, eventfd and accept4, which Swift's Glibc module leaves out.
+        .target(name: "CLinux"),
+        // Validation, storage, pages and the service: no sockets.
         .target(
             name: "BlogCore",
             dependencies: [
+                "BlogWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -34,11 +44,14 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
-        // BSD sockets driven by Dispatch.
+        // The blog port: blogd's own epoll loops, the connection state
+        // machine, the connection limit; requests go to Dispatch.
         .target(
             name: "BlogServer",
             dependencies: [
                 "BlogCore",
+                "BlogWire",
+                "BlogSockets",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -61,11 +74,12 @@ let package = Package(
             ]
         ),
         // The Swift counterpart of the original app's networking class.
-        .target(name: "BlogClient", dependencies: ["BlogCore"]),
+        .target(name: "BlogClient", dependencies: ["BlogWire", "BlogSockets"]),
         .executableTarget(
             name: "blog",
             dependencies: [
                 "BlogClient",
+                "BlogWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -73,23 +87,26 @@ let package = Package(
             name: "blogbench",
             dependencies: [
                 "BlogClient",
-                "BlogCore",
+                "BlogWire",
+                "BlogSockets",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
         // libFuzzer target for the codec: scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address; a plain build replays inputs instead.
-        .executableTarget(name: "BlogFuzz", dependencies: ["BlogCore"]),
+        .executableTarget(name: "BlogFuzz", dependencies: ["BlogWire", "BlogCore"]),
         .target(
             name: "BlogTestSupport",
-            dependencies: ["BlogCore", "BlogServer", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BlogCore", "BlogWire", "BlogServer", "BlogSockets", .product(name: "Logging", package: "swift-log")],
             path: "Tests/BlogTestSupport"
         ),
-        .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "blog", "BlogTestSupport"]),
+        .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),
+        .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
+        .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "BlogWire", "BlogSockets", "blog", "BlogTestSupport"]),
         .testTarget(name: "BlogWebTests", dependencies: ["BlogWeb"]),
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
-        .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore", "BlogTestSupport"]),
-        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore"]),
+        .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore", "BlogWire", "BlogSockets", "BlogTestSupport"]),
+        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogWire", "BlogSockets"]),
     ]
 )

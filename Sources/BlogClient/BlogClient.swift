@@ -1,4 +1,4 @@
-import BlogCore
+import BlogWire
 
 /// The Swift counterpart of the original iPhone app's networking class:
 /// each call opens a new TCP connection, sends one message, reads one

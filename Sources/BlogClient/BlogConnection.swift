@@ -1,4 +1,4 @@
-import BlogCore
+import BlogWire
 
 /// One TCP connection to a blog server, with blocking calls that each give
 /// up after `timeout` seconds.

@@ -1,4 +1,4 @@
-import BlogCore
+import BlogWire
 
 /// What the server answered, as one of the outcomes a caller acts on.
 ///

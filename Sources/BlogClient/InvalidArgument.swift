@@ -1,4 +1,4 @@
-import BlogCore
+import BlogWire
 
 /// Why the client refused to send a request: it would break PROTOCOL.md's
 /// rules, so the server could only answer `err:ARGS` (or worse, read it as

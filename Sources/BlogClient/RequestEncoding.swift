@@ -1,4 +1,4 @@
-import BlogCore
+import BlogWire
 
 /// Building requests on the client side, checked with BlogCore's own rules,
 /// and writing them in the wire form that BlogCore's parser reads.

@@ -1,5 +1,6 @@
 import BlogCore
 import Foundation
+import BlogWire
 
 // The codec meets hostile bytes first, so it is what we fuzz: framing with
 // arbitrary chunking, request parsing, and the page a parsed post becomes.

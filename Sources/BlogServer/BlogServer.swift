@@ -1,14 +1,23 @@
 import BlogCore
-@preconcurrency import Dispatch
-import Foundation
+import BlogSockets
 import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The TCP server: listening sockets, the connection limit, and a graceful
-/// stop. Connections do the protocol work; the service does the rest.
+/// The TCP server of the blog protocol: listening sockets, event loops that
+/// own the connections, the connection limit, and a graceful stop.
+///
+/// Sockets are driven by blogd's own epoll loops (`EventLoop`); each
+/// connection's rules are a `ConnectionMachine`; requests are carried out
+/// by the service on Dispatch.
+///
+///     let server = BlogServer(service: service, options: options)
+///     try server.start()
+///     print("listening on", server.port)
+///     ...
+///     server.stop(timeout: 10)
 public final class BlogServer: Sendable {
     public struct Options: Sendable {
         /// `*` for every address (IPv4 and IPv6), or a host name or address.
@@ -19,139 +28,91 @@ public final class BlogServer: Sendable {
         /// Requests carried out at once (the others wait their turn without
         /// holding a thread).
         public var maxConcurrentRequests = 64
+        /// Epoll threads. One serves best on this project's 2-core machines
+        /// (README, "The event loop").
+        public var eventLoops = 1
         public var connection = ConnectionOptions()
+        /// The clock of timeouts; tests move a manual one by hand.
+        public var clock = ServerClock.system
 
         public init() {}
     }
 
     private struct State {
         var listeners: [ListeningSocket] = []
-        var acceptSources: [any DispatchSourceRead] = []
-        var connections: [ObjectIdentifier: Connection] = [:]
-        /// The connections among `connections` that only get `err:BUSY`.
-        var rejected: Set<ObjectIdentifier> = []
-        var stopping = false
+        var loops: [EventLoop] = []
+        var stopped = false
     }
 
     public let options: Options
     private let service: BlogService
     private let logger: Logger
     private let state = Mutex(State())
-    private let stopping = Atomic<Bool>(false)
-    private let acceptQueue = DispatchQueue(label: "blogd.accept")
-    private let allClosed = DispatchGroup()
-    private let workers: RequestLimiter
+    private let limits: ConnectionLimits
 
     public init(service: BlogService, options: Options, logger: Logger = Logger(label: "blogd.server")) {
         self.service = service
         self.options = options
         self.logger = logger
-        self.workers = RequestLimiter(limit: max(1, options.maxConcurrentRequests))
+        self.limits = ConnectionLimits(maxConnections: options.maxConnections)
     }
 
     /// The port the server listens on (the real one when asked for 0).
     public var port: Int { state.withLock { $0.listeners.first?.port ?? options.port } }
 
     /// Connections open right now, rejected ones included.
-    public var connectionCount: Int { state.withLock { $0.connections.count } }
+    public var connectionCount: Int { limits.openCount }
 
-    /// Binds and starts accepting. Returns at once; the work runs on Dispatch.
+    /// Binds and starts the event loops. Returns at once.
     public func start() throws(ServerError) {
         // A peer that vanishes mid-write must not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        let listeners = try ListeningSocket.bind(host: options.host, port: options.port)
-        let sources = listeners.map { listener in
-            let source = DispatchSource.makeReadSource(fileDescriptor: listener.fd, queue: acceptQueue)
-            source.setEventHandler { [self] in accept(from: listener.fd, source: source) }
-            source.setCancelHandler { close(listener.fd) }
-            return source
+        let listeners: [ListeningSocket]
+        do {
+            listeners = try ListeningSocket.bind(host: options.host, port: options.port)
+        } catch {
+            throw .cannotListen(error)
+        }
+        let audit = AuditLog(logger: logger)
+        let router = RequestRouter(service: service, workers: RequestLimiter(limit: max(1, options.maxConcurrentRequests)),
+                                   audit: audit, clock: options.clock)
+        let context = EventLoop.Context(connection: options.connection, limits: limits, router: router,
+                                        audit: audit, clock: options.clock)
+        var loops: [EventLoop] = []
+        do {
+            for index in 0..<max(1, options.eventLoops) {
+                loops.append(try EventLoop(name: "blogd.loop.\(index)", context: context, listeners: listeners))
+            }
+        } catch {
+            listeners.forEach { $0.socket.close() }
+            throw .cannotStartLoop(error)
         }
         state.withLock {
             $0.listeners = listeners
-            $0.acceptSources = sources
+            $0.loops = loops
         }
-        sources.forEach { $0.resume() }
+        loops.forEach { $0.start() }
     }
 
     /// Stops accepting, lets requests in flight finish and their replies
     /// leave, closes idle connections, and waits up to `timeout` seconds.
-    /// Returns whether every connection closed in time.
+    /// Returns whether every connection closed in time; calling it again
+    /// waits again.
     @discardableResult
     public func stop(timeout: Double = 10) -> Bool {
-        stopping.store(true, ordering: .sequentiallyConsistent)
-        let (sources, connections) = state.withLock { state in
-            state.stopping = true
-            defer { state.acceptSources = [] }
-            return (state.acceptSources, Array(state.connections.values))
+        let (loops, listeners, first) = state.withLock { state in
+            defer { state.stopped = true }
+            return (state.loops, state.listeners, !state.stopped)
         }
-        acceptQueue.sync { sources.forEach { $0.cancel() } }
-        connections.forEach { $0.stop() }
-        return allClosed.wait(timeout: .now() + timeout) == .success
-    }
-
-    private func accept(from listener: Int32, source: any DispatchSourceRead) {
-        while true {
-            var address = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.accept(listener, $0, &length)
-                }
-            }
-            if fd < 0 {
-                switch errno {
-                case EINTR, ECONNABORTED: continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    // Out of descriptors: back off instead of spinning on a
-                    // listener that stays readable.
-                    logger.warning("accept paused", metadata: ["error": "\(String(cString: strerror(errno)))"])
-                    source.suspend()
-                    acceptQueue.asyncAfter(deadline: .now() + 0.1) { source.resume() }
-                default: break
-                }
-                return
-            }
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            admit(fd: fd, peer: SocketAddress.ipString(address))
+        if first {
+            loops.forEach { $0.requestStop() }
+            // No loop watches them any more.
+            listeners.forEach { $0.socket.close() }
         }
-    }
-
-    private func admit(fd: Int32, peer: String) {
-        var on: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        let connection = Connection(
-            fd: fd, peer: peer, service: service, workers: workers, options: options.connection, logger: logger,
-            isStopping: { [self] in stopping.load(ordering: .relaxed) },
-            onClose: { [self] in closed($0) })
-        let verdict: Reply?? = state.withLock { state in
-            guard !state.stopping else { return .none }
-            let served = state.connections.count - state.rejected.count
-            if served >= options.maxConnections {
-                // Rejections cost a little too: past a second limit's worth,
-                // close without the courtesy of a reply.
-                guard state.rejected.count < options.maxConnections else { return .none }
-                state.rejected.insert(ObjectIdentifier(connection))
-                state.connections[ObjectIdentifier(connection)] = connection
-                return .some(.busy)
-            }
-            state.connections[ObjectIdentifier(connection)] = connection
-            return .some(nil)
-        }
-        guard let reply = verdict else {
-            close(fd)
-            return
-        }
-        allClosed.enter()
-        if reply == .busy { logger.notice("connection limit reached", metadata: ["peer": "\(peer)"]) }
-        connection.start(rejecting: reply)
-    }
-
-    private func closed(_ connection: Connection) {
-        state.withLock { state in
-            state.connections[ObjectIdentifier(connection)] = nil
-            state.rejected.remove(ObjectIdentifier(connection))
-        }
-        allClosed.leave()
+        let deadline = Deadline(seconds: timeout)
+        return loops.allSatisfy { $0.waitUntilExited(timeout: Double(deadline.remainingMilliseconds) / 1000) }
     }
 }
+
+/// How connections behave: the network half of `BlogConfig`.
+public typealias ConnectionOptions = ConnectionMachine.Options

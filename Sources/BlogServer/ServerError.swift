@@ -1,20 +1,16 @@
+import BlogSockets
+
 /// Why the server could not start.
 public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The host name or address could not be resolved.
-    case cannotResolve(host: String, reason: String)
-    /// A socket call failed; `call` names it, `errno` says why.
-    case socket(call: String, address: String, errno: Int32)
+    /// Binding or listening failed (the socket error keeps the errno).
+    case cannotListen(SocketError)
+    /// The event loops could not be set up.
+    case cannotStartLoop(SocketError)
 
     public var description: String {
         switch self {
-        case .cannotResolve(let host, let reason):
-            "cannot resolve \(host): \(reason)"
-        case .socket(let call, let address, let code):
-            "\(call) \(address): \(String(cString: strerror(code)))"
+        case .cannotListen(let error): "\(error)"
+        case .cannotStartLoop(let error): "event loop: \(error)"
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BlogClient
-import BlogCore
+import BlogWire
 
 /// Checks of the arguments with BlogCore's field rules, as usage errors.
 enum Arguments {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BlogClient
-import BlogCore
+import BlogWire
 
 /// `blog post NAME --title T`: logs in, then publishes a post.
 struct PostCommand: ParsableCommand {

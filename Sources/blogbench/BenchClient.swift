@@ -1,7 +1,7 @@
 import BlogClient
-import BlogCore
 #if canImport(Glibc)
 import Glibc
+import BlogWire
 #endif
 
 /// The outcome of sending one message.

@@ -1,5 +1,5 @@
-import BlogCore
 import Histogram
+import BlogWire
 
 /// What one client measured; merged across clients at the end.
 struct ClientStats: Sendable {

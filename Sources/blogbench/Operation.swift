@@ -1,5 +1,5 @@
 import ArgumentParser
-import BlogCore
+import BlogWire
 
 /// The `--op` choice: one kind of request, or a weighted mix of them.
 enum Operation: String, CaseIterable, ExpressibleByArgument, Sendable {

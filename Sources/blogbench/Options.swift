@@ -1,5 +1,5 @@
 import ArgumentParser
-import BlogCore
+import BlogWire
 
 /// The command-line options of `blogbench`, checked before anything runs.
 struct BenchOptions: ParsableArguments {

@@ -1,5 +1,5 @@
 import BlogClient
-import BlogCore
+import BlogWire
 
 /// What a run measured, with the address it measured.
 struct BenchResult: Sendable {

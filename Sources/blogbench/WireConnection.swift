@@ -1,7 +1,7 @@
 import BlogClient
-import BlogCore
 #if canImport(Glibc)
 import Glibc
+import BlogWire
 #endif
 
 /// One blocking TCP connection to the server, framed by BlogCore's codec.

@@ -1,4 +1,4 @@
-import BlogCore
+import BlogWire
 
 /// What the clients send: user names, passwords, posts, as wire bytes.
 ///

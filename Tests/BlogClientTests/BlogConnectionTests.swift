@@ -3,6 +3,7 @@ import BlogTestSupport
 import BlogCore
 import Foundation
 import Testing
+import BlogWire
 
 /// `BlogConnection`: keep-alive sessions, pipelining, address families.
 @Suite struct BlogConnectionTests {

@@ -2,6 +2,7 @@ import BlogClient
 import BlogCore
 import Foundation
 import Testing
+import BlogWire
 
 /// Every `BlogReply` the client can return, against a real server.
 @Suite struct ClientReplyTests {

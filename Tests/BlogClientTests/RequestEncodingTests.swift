@@ -1,6 +1,7 @@
 import BlogClient
 import BlogCore
 import Testing
+import BlogWire
 
 /// Requests built and encoded on the client side with BlogCore's rules.
 @Suite struct RequestEncodingTests {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import BlogCore
+import BlogWire
 
 /// A service on a temporary SQLite file and public folder.
 struct ServiceFixture {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import BlogCore
+import BlogWire
 
 /// Shared helpers of the BlogCore tests.
 

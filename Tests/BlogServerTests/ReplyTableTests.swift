@@ -2,6 +2,7 @@ import BlogCore
 import BlogServer
 import Foundation
 import Testing
+import BlogWire
 
 /// Every row of both reply tables of PROTOCOL.md, over a real socket, one
 /// message per connection as the original client sends them.

@@ -153,7 +153,7 @@ struct ShutdownTests {
         options.port = f.port
         let second = BlogServer(service: f.service, options: options)
         let error = #expect(throws: ServerError.self) { try second.start() }
-        if case .socket(let call, _, let code)? = error {
+        if case .cannotListen(.system(let call, let code, _))? = error {
             #expect(call == "bind")
             #expect(code == EADDRINUSE)
         } else {
@@ -171,7 +171,7 @@ struct ShutdownTests {
         options.port = 0
         let server = BlogServer(service: f.service, options: options)
         let error = #expect(throws: ServerError.self) { try server.start() }
-        if case .cannotResolve(let host, _)? = error {
+        if case .cannotListen(.cannotResolve(let host, _, _))? = error {
             #expect(host == "no-such-host.invalid")
         } else {
             Issue.record("expected cannotResolve, got \(String(describing: error))")

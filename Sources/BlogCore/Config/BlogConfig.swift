@@ -1,3 +1,4 @@
+import BlogWire
 /// Everything `blogd serve` can be told, with the defaults of
 /// `config/blogd.json`.
 public struct BlogConfig: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import BlogWire
 
 /// Who may post: a user who registered or logged in from an address holds a
 /// lease for that address until it expires.

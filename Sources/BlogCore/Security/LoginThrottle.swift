@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import BlogWire
 
 /// Slows password guessing: after `allowedFailures` failed logins for one
 /// user from one address within `window`, logins for that user from that

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import BlogWire
 
 /// The three operations of the protocol, from message bytes to reply.
 ///

@@ -1,3 +1,4 @@
+import BlogWire
 /// What the service knows of one client connection.
 public struct Session: Sendable {
     /// The peer's IP address (IPv4-mapped IPv6 written as IPv4), the key of

@@ -96,3 +96,17 @@ extension Request {
         do { return try body() } catch { throw .badArguments(error) }
     }
 }
+
+extension Request {
+    /// The commands the server knows, as they start a message.
+    public static let commands = ["register", "login", "newpost"]
+
+    /// Whether `body` starts with a known command (followed by `:` or the
+    /// end): a cheap look at the first bytes, without parsing the fields.
+    public static func hasKnownCommand(_ body: some Collection<UInt8>) -> Bool {
+        let command = body.prefix { $0 != UInt8(ascii: ":") }
+        return commandBytes.contains { $0.elementsEqual(command) }
+    }
+
+    private static let commandBytes = commands.map { Array($0.utf8) }
+}

@@ -19,12 +19,27 @@ public enum Reply: String, Sendable, CaseIterable {
     case busy = "err:BUSY"
 
     /// The reply as sent on the wire, with its `[E];` terminator.
-    public var bytes: [UInt8] { Array((rawValue + Frame.terminatorString).utf8) }
+    public var bytes: [UInt8] { Self.wireForms[self]! }
+
+    /// Bytes on the wire, terminator included.
+    public var byteCount: Int { bytes.count }
+
+    private static let wireForms = Dictionary(uniqueKeysWithValues: allCases.map {
+        ($0, Array(($0.rawValue + Frame.terminatorString).utf8))
+    })
 
     /// Parses one reply from its wire form (terminator optional).
     public init?(wire: some StringProtocol) {
         var text = String(wire)
         if text.hasSuffix(Frame.terminatorString) { text.removeLast(Frame.terminatorString.count) }
         self.init(rawValue: text)
+    }
+}
+
+extension Reply {
+    /// Replies after which the server closes the connection, whatever its
+    /// mode: the peer broke a limit, or must come back later.
+    public var closesConnection: Bool {
+        self == .tooLarge || self == .timedOut || self == .busy
     }
 }

@@ -1,5 +1,6 @@
 import Testing
-@testable import BlogCore
+
+@testable import BlogWire
 
 @Suite("FrameDecoder")
 struct FrameDecoderTests {

@@ -1,5 +1,6 @@
 import Testing
-@testable import BlogCore
+
+@testable import BlogWire
 
 @Suite("Request parsing")
 struct RequestTests {

@@ -1,0 +1,278 @@
+import BlogWire
+
+/// The life of one client connection, without sockets or clocks: bytes and
+/// events in, actions out.
+///
+/// The event loop owns the socket and feeds the machine what happened
+/// (bytes read, the end of the stream, a reply from the service, bytes
+/// written, a timer); the machine answers with what to do next (carry out
+/// a message, send a reply, pause reading, arm a timer, close the write
+/// half, close). Every rule of PROTOCOL.md's "Connections" lives here.
+///
+///     var machine = ConnectionMachine(options: .init())
+///     machine.start(at: now)                                 // [.armTimer(now + 10 s)]
+///     machine.received(Array("login:a:b[E];".utf8), at: now) // [.cancelTimer, .handle(body)]
+///     machine.answered(.loginRefused, at: now)              // [.send(.loginRefused), .armTimer(now + 5 s)]
+///     machine.wrote(11, at: now)                            // [.shutdownWrite]
+///
+/// A connection goes `open` → `flushing` (its last reply is queued) →
+/// `draining` (write half closed; what the peer still sends is read and
+/// dropped, so the kernel never answers it with a reset) → `closed`.
+public struct ConnectionMachine: Sendable {
+    public struct Options: Sendable, Equatable {
+        /// Answer many messages per connection (otherwise one, then close).
+        public var keepAlive = false
+        public var maxMessageBytes = Frame.defaultMaxMessageBytes
+        /// Seconds for a complete message to arrive (idle time with keep-alive).
+        public var readTimeout = 10.0
+        /// Seconds a closing connection waits for its reply to leave and for
+        /// the peer to close, before the socket is closed anyway.
+        public var lingerTimeout = 5.0
+        /// Reply bytes queued for a peer that does not read, beyond which no
+        /// more messages are taken (nor read).
+        public var maxQueuedReplyBytes = 64 * 1024
+
+        public init() {}
+    }
+
+    public enum Action: Equatable, Sendable {
+        /// Carry out this message body and report its reply with `answered`.
+        case handle([UInt8])
+        /// Queue the reply to a handled message for the peer.
+        case send(Reply)
+        /// Queue a reply of the connection's own: a limit the peer ran into.
+        case refuse(Reply)
+        case pauseReading
+        case resumeReading
+        /// Call `timerFired` at this moment (replaces any armed timer).
+        case armTimer(Moment)
+        case cancelTimer
+        /// Everything queued is written: close the write half.
+        case shutdownWrite
+        /// Close the socket; the machine takes no more events.
+        case close
+    }
+
+    public enum Phase: Sendable, Equatable {
+        /// Waiting for or carrying out messages.
+        case open
+        /// The last reply is queued; the write half closes once it is out.
+        case flushing
+        /// Write half closed; input is read and dropped until the peer closes.
+        case draining
+        case closed
+    }
+
+    public let options: Options
+    public private(set) var phase = Phase.open
+    /// Whether the socket should be read now.
+    public private(set) var isReading = true
+    /// Bytes of queued replies the event loop has not written yet.
+    public private(set) var unsentByteCount = 0
+    /// A message is with the service; the next waits until it is answered,
+    /// which keeps replies in message order.
+    public private(set) var isHandling = false
+
+    private var decoder: FrameDecoder
+    private var peerClosed = false
+    private var stopping = false
+    private var timer: Moment?
+    private var actions: [Action] = []
+
+    public init(options: Options) {
+        self.options = options
+        decoder = FrameDecoder(maxMessageBytes: options.maxMessageBytes)
+    }
+
+    // MARK: Events
+
+    /// The connection was accepted: the read timeout starts.
+    public mutating func start(at now: Moment) -> [Action] {
+        run { $0.setTimer(now.adding(seconds: $0.options.readTimeout)) }
+    }
+
+    /// The connection was accepted over a limit: the peer gets `reply`
+    /// (`err:BUSY`) and nothing it sends is read as a message.
+    public mutating func reject(with reply: Reply, at now: Moment) -> [Action] {
+        run { $0.finish(refusing: reply, at: now) }
+    }
+
+    /// Bytes arrived from the peer.
+    public mutating func received(_ bytes: some Collection<UInt8>, at now: Moment) -> [Action] {
+        run { machine in
+            // Closing connections read only to drop what comes.
+            guard machine.phase == .open else { return }
+            machine.decoder.append(bytes)
+            machine.pump(at: now)
+        }
+    }
+
+    /// The peer closed its write half (recv returned 0). Messages already
+    /// received are still answered, and a message cut off gets `err:ARGS`.
+    public mutating func inputEnded(at now: Moment) -> [Action] {
+        run { machine in
+            machine.peerClosed = true
+            switch machine.phase {
+            case .open: machine.pump(at: now)
+            case .flushing: machine.updateReading()
+            case .draining: machine.close()
+            case .closed: break
+            }
+        }
+    }
+
+    /// A send or receive failed (reset, broken pipe): nothing more can
+    /// reach the peer, so the connection closes at once.
+    public mutating func failed() -> [Action] {
+        run { $0.close() }
+    }
+
+    /// The service's reply to the message in hand.
+    public mutating func answered(_ reply: Reply, at now: Moment) -> [Action] {
+        run { machine in
+            // The peer may have reset meanwhile: then nobody takes the reply.
+            guard machine.isHandling else { return }
+            machine.isHandling = false
+            guard machine.phase == .open else { return }
+            machine.queue(.send(reply), reply)
+            if reply.closesConnection || !machine.options.keepAlive {
+                machine.finish(refusing: nil, at: now)
+            } else {
+                machine.pump(at: now)
+            }
+        }
+    }
+
+    /// The event loop wrote `count` queued bytes to the socket.
+    public mutating func wrote(_ count: Int, at now: Moment) -> [Action] {
+        run { machine in
+            machine.unsentByteCount = max(0, machine.unsentByteCount - count)
+            switch machine.phase {
+            case .open: machine.pump(at: now)
+            case .flushing: machine.closeWriteHalfIfFlushed()
+            case .draining, .closed: break
+            }
+        }
+    }
+
+    /// The armed timer's moment came. A timer that is no longer armed (the
+    /// loop raced a re-arm) does nothing.
+    public mutating func timerFired(at now: Moment) -> [Action] {
+        run { machine in
+            guard let due = machine.timer, due <= now else { return }
+            machine.timer = nil
+            switch machine.phase {
+            case .open where machine.isHandling:
+                // The read timeout is for the peer, not for the server's work.
+                break
+            case .open: machine.finish(refusing: .timedOut, at: now)
+            case .flushing, .draining: machine.close()
+            case .closed: break
+            }
+        }
+    }
+
+    /// The server is stopping: every message already received is answered,
+    /// then the connection closes; nothing more is taken.
+    public mutating func stop(at now: Moment) -> [Action] {
+        run { machine in
+            machine.stopping = true
+            if machine.phase == .open { machine.pump(at: now) }
+        }
+    }
+
+    // MARK: Rules
+
+    /// Takes the next complete message in hand, or, with none left, closes
+    /// or goes on reading as the connection's state says.
+    private mutating func pump(at now: Moment) {
+        while phase == .open && !isHandling {
+            // A peer that does not read its replies gets no more answers
+            // until it catches up.
+            if unsentByteCount > options.maxQueuedReplyBytes { return updateReading() }
+            guard let event = decoder.next() else { break }
+            switch event {
+            case .oversized:
+                return finish(refusing: .tooLarge, at: now)
+            case .message(let body):
+                isHandling = true
+                setTimer(nil)
+                actions.append(.handle(body))
+            }
+        }
+        guard phase == .open else { return }
+        if isHandling { return updateReading() }
+        if peerClosed {
+            // A message cut off by the peer's close gets an answer too.
+            finish(refusing: decoder.hasPartialMessage ? .badArguments : nil, at: now)
+        } else if stopping {
+            finish(refusing: nil, at: now)
+        } else {
+            // Idle (keep-alive, after a reply): the read timeout runs again.
+            if timer == nil { setTimer(now.adding(seconds: options.readTimeout)) }
+            updateReading()
+        }
+    }
+
+    /// Queues a last reply (if any) and starts closing: flush, close the
+    /// write half, drain, close, all within the linger time.
+    private mutating func finish(refusing reply: Reply?, at now: Moment) {
+        guard phase == .open else { return }
+        if let reply { queue(.refuse(reply), reply) }
+        phase = .flushing
+        setTimer(now.adding(seconds: options.lingerTimeout))
+        closeWriteHalfIfFlushed()
+        updateReading()
+    }
+
+    private mutating func closeWriteHalfIfFlushed() {
+        guard phase == .flushing, unsentByteCount == 0 else { return }
+        actions.append(.shutdownWrite)
+        phase = .draining
+        if peerClosed { close() } else { updateReading() }
+    }
+
+    private mutating func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        timer = nil
+        actions.append(.close)
+    }
+
+    private mutating func queue(_ action: Action, _ reply: Reply) {
+        actions.append(action)
+        unsentByteCount += reply.byteCount
+    }
+
+    /// Reads only while there is room: replies not piling up unread, at
+    /// most one message's worth held, and the peer not gone (a closed
+    /// socket stays readable and would spin the loop).
+    private mutating func updateReading() {
+        let wanted: Bool
+        switch phase {
+        case .open:
+            wanted = !peerClosed && unsentByteCount <= options.maxQueuedReplyBytes
+                && decoder.pendingByteCount <= options.maxMessageBytes
+        case .flushing, .draining:
+            wanted = !peerClosed
+        case .closed:
+            return
+        }
+        guard wanted != isReading else { return }
+        isReading = wanted
+        actions.append(wanted ? .resumeReading : .pauseReading)
+    }
+
+    private mutating func setTimer(_ moment: Moment?) {
+        guard moment != timer else { return }
+        timer = moment
+        actions.append(moment.map { .armTimer($0) } ?? .cancelTimer)
+    }
+
+    private mutating func run(_ body: (inout ConnectionMachine) -> Void) -> [Action] {
+        guard phase != .closed else { return [] }
+        actions.removeAll(keepingCapacity: true)
+        body(&self)
+        return actions
+    }
+}
