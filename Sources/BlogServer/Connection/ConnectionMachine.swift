@@ -251,8 +251,11 @@ public struct ConnectionMachine: Sendable {
         let wanted: Bool
         switch phase {
         case .open:
+            // Up to the limit plus a terminator all but its last byte, the
+            // decoder cannot tell a message from an oversized one: reading
+            // must go on until it can.
             wanted = !peerClosed && unsentByteCount <= options.maxQueuedReplyBytes
-                && decoder.pendingByteCount <= options.maxMessageBytes
+                && decoder.pendingByteCount < options.maxMessageBytes + Frame.terminator.count
         case .flushing, .draining:
             wanted = !peerClosed
         case .closed:
