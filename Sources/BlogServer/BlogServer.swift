@@ -63,6 +63,9 @@ public final class BlogServer: Sendable {
     /// Connections open right now, rejected ones included.
     public var connectionCount: Int { limits.openCount }
 
+    /// Connections accepted since the start, whatever became of them.
+    public var acceptedConnections: Int { limits.acceptedCount }
+
     /// Binds and starts the event loops. Returns at once.
     public func start() throws(ServerError) {
         // A peer that vanishes mid-write must not kill the process.

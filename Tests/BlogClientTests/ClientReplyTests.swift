@@ -94,6 +94,8 @@ import BlogWire
         let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 5)
         defer { connection.close() }
         try connection.write(Array("login:ivy:pass".utf8))
+        #expect(eventually { fixture.server.connectionCount == 1 })
+        fixture.clock.advance(by: 0.3)
         let reply = try connection.readReply()
         #expect(reply == .timedOut)
         #expect(BlogReply(reply) == .timedOut)

@@ -98,6 +98,9 @@ struct ConnectionModeTests {
         #expect(try client.readReply() == "log:NA[E];")
         #expect(client.expectCleanEOF() == .eof)
         // We keep our half open; the server lets go after the linger time.
+        f.advance(by: 0.29)
+        #expect(f.server.connectionCount == 1)
+        f.advance(by: 0.01)
         #expect(eventually { f.server.connectionCount == 0 })
     }
 
@@ -180,12 +183,17 @@ struct ConnectionModeTests {
             $0.connection.readTimeout = 0.5
         }
         defer { f.tearDown() }
-        let client = try f.client()
-        try client.send("login:a:b[E];")
+        let client = try f.acceptedClient()
+        // The reply comes 0.4 s in: the idle time counts from there.
+        try client.send("login:a:b")
+        f.advance(by: 0.4)
+        try client.send("[E];")
         #expect(try client.readReply() == "log:NA[E];")
-        let quiet = Date()
+        f.advance(by: 0.4)
+        try client.send("login:a:b[E];")
+        #expect(try client.readReply() == "log:NA[E];", "0.8 s after the start, 0.4 s idle: not timed out")
+        f.advance(by: 0.5)
         #expect(try client.readReply() == "err:TIME[E];")
-        #expect(Date().timeIntervalSince(quiet) > 0.3, "the idle timeout starts after the last reply")
         #expect(client.expectCleanEOF() == .eof)
     }
 
@@ -195,13 +203,14 @@ struct ConnectionModeTests {
             $0.connection.readTimeout = 0.6
         }
         defer { f.tearDown() }
-        let client = try f.client()
+        let client = try f.acceptedClient()
         // Together longer than one timeout, each gap shorter.
         for _ in 0..<4 {
-            Thread.sleep(forTimeInterval: 0.2)
+            f.advance(by: 0.5)
             try client.send("login:a:b[E];")
             #expect(try client.readReply() == "log:NA[E];")
         }
+        f.advance(by: 0.6)
         #expect(try client.readReply() == "err:TIME[E];")
         #expect(client.expectCleanEOF() == .eof)
     }

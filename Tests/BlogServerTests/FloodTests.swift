@@ -37,30 +37,31 @@ struct FloodTests {
         let opened = Date()
         let idle = try (0..<count).map { _ in try f.client(timeout: 10) }
         let connectTime = Date().timeIntervalSince(opened)
-        #expect(eventually(timeout: 5) { f.server.connectionCount == count }, "server holds \(f.server.connectionCount)")
+        #expect(eventually(timeout: 30) { f.server.connectionCount == count }, "server holds \(f.server.connectionCount)")
 
-        // A real client among them is answered at once.
+        // A real client among them is answered: it does not wait behind them.
         let started = Date()
         #expect(try f.ask("register:Busy:pw[E];") == "reg:OK[E];")
         #expect(try f.ask("login:Busy:pw[E];") == "log:OK[E];")
         let served = Date().timeIntervalSince(started)
-        // Answered before any idle one times out: it did not wait behind them.
-        #expect(served < readTimeout, "register and login took \(served) s among \(count) idle connections")
         let grown = Hostile.residentBytes - before
         print(Self.memoryReport("\(count) idle connections open (connected in \(String(format: "%.2f", connectTime)) s,"
             + " RSS +\(Hostile.megabytes(grown)), \(grown / count / 1024) KB each; register+login \(String(format: "%.3f", served)) s)"))
 
-        // A sample reads err:TIME, not before the timeout, then the end.
+        // Not before the timeout...
+        f.advance(by: readTimeout - 0.01)
+        #expect(!idle[0].hasInput(within: 0.05))
+        // ...then a sample reads err:TIME, then the end.
+        f.advance(by: 0.01)
         for client in stride(from: 0, to: count, by: 20).map({ idle[$0] }) {
             #expect(try client.readReply() == "err:TIME[E];")
             #expect(client.expectCleanEOF() == .eof)
         }
-        #expect(Date().timeIntervalSince(opened) >= readTimeout * 0.9)
         // The server closes every one of them itself (after its linger),
         // though the clients never close.
-        let closedAll = eventually(timeout: readTimeout + 5) { f.server.connectionCount == 0 }
+        f.advance(by: 1)
+        let closedAll = eventually(timeout: 30) { f.server.connectionCount == 0 }
         #expect(closedAll, "\(f.server.connectionCount) connections still open")
-        print("\(count) idle connections: all closed by the server \(String(format: "%.2f", Date().timeIntervalSince(opened))) s after the first connect")
         var wrong: [String] = []
         for (index, client) in idle.enumerated() where index % 20 != 0 {
             let (text, end) = client.readToEnd()

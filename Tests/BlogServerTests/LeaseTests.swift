@@ -41,7 +41,7 @@ struct LeaseTests {
         let f = try ServerFixture(settings: .init(scrypt: .testing, loginLease: 0.3))
         defer { f.tearDown() }
         try f.registerAndLogin("Brief")
-        Thread.sleep(forTimeInterval: 0.5)
+        f.advance(by: 0.3)
         #expect(try f.ask("newpost:Brief:Late:c[E];") == "post:NA[E];")
         #expect(try f.ask("login:Brief:pw[E];") == "log:OK[E];")
         #expect(try f.ask("newpost:Brief:Fresh:c[E];") == "post:OK[E];")

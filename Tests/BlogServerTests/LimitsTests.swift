@@ -109,18 +109,23 @@ struct LimitsTests {
     @Test func silentClientGetsErrTime() throws {
         let f = try ServerFixture { $0.connection.readTimeout = 0.5 }
         defer { f.tearDown() }
-        let client = try f.client()
-        let started = Date()
+        let client = try f.acceptedClient()
+        f.advance(by: 0.49)
+        // Not yet: a message now is still taken (and, in this mode, ends it).
+        let other = try f.acceptedClient()
+        f.advance(by: 0.01)
         #expect(try client.readReply() == "err:TIME[E];")
-        #expect(Date().timeIntervalSince(started) > 0.3)
         #expect(client.expectCleanEOF() == .eof)
+        try other.send("login:a:b[E];")
+        #expect(try other.readReply() == "log:NA[E];", "accepted 0.49 s in: its own timeout had not run out")
     }
 
     @Test func halfAMessageGetsErrTime() throws {
         let f = try ServerFixture { $0.connection.readTimeout = 0.5 }
         defer { f.tearDown() }
-        let client = try f.client()
+        let client = try f.acceptedClient()
         try client.send("register:Half:p")
+        f.advance(by: 0.5)
         #expect(try client.readReply() == "err:TIME[E];")
         #expect(client.expectCleanEOF() == .eof)
         #expect(try f.store.user(named: "Half") == nil)
@@ -131,21 +136,23 @@ struct LimitsTests {
     @Test func tricklingClientGetsErrTime() throws {
         let f = try ServerFixture { $0.connection.readTimeout = 0.5 }
         defer { f.tearDown() }
-        let client = try f.client()
-        let trickler = Background {
-            // 40 bytes at 50 ms each: 2 s, far past the timeout.
-            try? client.sendSlowly("register:Trickle:" + String(repeating: "p", count: 23), pause: 0.05)
+        let client = try f.acceptedClient()
+        // 40 bytes, 0.05 s apart on the server's clock: 2 s, far past the
+        // timeout, but within the linger after it, so no send fails.
+        for byte in Array("register:Trickle:\(String(repeating: "p", count: 23))".utf8) {
+            try client.send([byte])
+            f.advance(by: 0.05)
         }
         #expect(try client.readReply() == "err:TIME[E];")
         #expect(client.expectCleanEOF() == .eof)
-        trickler.wait()
         #expect(try f.store.user(named: "Trickle") == nil)
     }
 
     @Test func errTimeDoesNotStopOtherConnections() throws {
         let f = try ServerFixture { $0.connection.readTimeout = 0.5 }
         defer { f.tearDown() }
-        let silent = try f.client()
+        let silent = try f.acceptedClient()
+        f.advance(by: 0.5)
         #expect(try silent.readReply() == "err:TIME[E];")
         #expect(try f.ask("register:Alive:pw[E];") == "reg:OK[E];")
     }

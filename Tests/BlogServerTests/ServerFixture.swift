@@ -34,6 +34,10 @@ final class ServerFixture: @unchecked Sendable {
                             loggerLabel: "blogd.tests", lingerTimeout: 2, configure: configure)
     }
 
+    /// Moves the server's and the service's clock on: timeouts, lingers,
+    /// leases and lockouts due by then take effect.
+    func advance(by seconds: Double) { blog.clock.advance(by: seconds) }
+
     /// Another server on the same service (same database, pages and login
     /// leases), listening on `host`; stopped by `tearDown`.
     func extraServer(host: String, configure: (inout BlogServer.Options) -> Void = { _ in }) throws -> BlogServer {
@@ -47,6 +51,15 @@ final class ServerFixture: @unchecked Sendable {
         let client = try TestClient(port: (server ?? self.server).port, host: host ?? self.host,
                                     timeout: timeout, receiveBuffer: receiveBuffer, source: source)
         clients.withLock { $0.append(client) }
+        return client
+    }
+
+    /// A new connection, returned once the server has accepted it: its read
+    /// timeout then runs on the server's clock from now.
+    func acceptedClient(timeout: Double = 10) throws -> TestClient {
+        let before = blog.server.acceptedConnections
+        let client = try client(timeout: timeout)
+        #expect(eventually { self.blog.server.acceptedConnections > before }, "the server never accepted")
         return client
     }
 

@@ -32,6 +32,15 @@ public final class TestBlog: @unchecked Sendable {
     /// The logger given to the service and servers, showing only critical
     /// messages.
     public let logger: Logger
+    /// The clock of the server's timeouts and of the service's leases and
+    /// lockouts: it moves only when the test says, so no timeout fires
+    /// because the machine is busy.
+    public let clock: ManualClock
+
+    /// The wall-clock date `clock` stands for, as the service sees it.
+    public static func date(of clock: ManualClock) -> Date {
+        Date(timeIntervalSince1970: 1_800_000_000 + Double(clock.now.nanoseconds) / 1e9)
+    }
 
     private let state = NSLock()
     private var tornDown = false
@@ -48,6 +57,7 @@ public final class TestBlog: @unchecked Sendable {
     ///   - loggerLabel: the label of the quiet logger.
     ///   - lingerTimeout: `options.connection.lingerTimeout`, set before
     ///     `configure` runs.
+    ///   - clock: the clock of the server and the service.
     ///   - configure: adjusts the server options (timeouts, limits,
     ///     keep-alive); it must not pick port 51515.
     public init(host: String = "127.0.0.1",
@@ -55,6 +65,7 @@ public final class TestBlog: @unchecked Sendable {
                 folderPrefix: String = "blog-tests",
                 loggerLabel: String = "blogd.tests",
                 lingerTimeout: Double = 2,
+                clock: ManualClock = ManualClock(),
                 configure: (inout BlogServer.Options) -> Void = { _ in }) throws {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(folderPrefix)-\(UUID().uuidString)", isDirectory: true)
@@ -67,10 +78,12 @@ public final class TestBlog: @unchecked Sendable {
             let pages = PageStore(folder: publicFolder)
             var quiet = Logger(label: loggerLabel)
             quiet.logLevel = .critical
-            let service = try BlogService(store: opened, pages: pages, settings: settings, logger: quiet)
+            let service = try BlogService(store: opened, pages: pages, settings: settings, logger: quiet,
+                                          now: { TestBlog.date(of: clock) })
             var options = BlogServer.Options()
             options.host = host
             options.port = 0
+            options.clock = .manual(clock)
             options.connection.lingerTimeout = lingerTimeout
             configure(&options)
             precondition(options.port != 51515, "tests never use the production port")
@@ -84,6 +97,7 @@ public final class TestBlog: @unchecked Sendable {
             self.server = server
             self.host = host
             self.logger = quiet
+            self.clock = clock
         } catch {
             try? store?.close()
             try? FileManager.default.removeItem(at: folder)
@@ -125,6 +139,8 @@ public final class TestBlog: @unchecked Sendable {
             return extraServers
         }
         guard let extras else { return true }
+        // Whatever the test left open times out or stops lingering now.
+        clock.advance(by: 86_400)
         let stopped = server.stop(timeout: stopTimeout)
         extras.forEach { $0.stop(timeout: stopTimeout) }
         try? store.close()

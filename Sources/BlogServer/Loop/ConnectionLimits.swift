@@ -16,10 +16,14 @@ final class ConnectionLimits: Sendable {
     let maxConnections: Int
     private let served = Atomic<Int>(0)
     private let rejected = Atomic<Int>(0)
+    private let accepted = Atomic<Int>(0)
 
     init(maxConnections: Int) {
         self.maxConnections = max(1, maxConnections)
     }
+
+    /// Connections accepted since the start, whatever became of them.
+    var acceptedCount: Int { accepted.load(ordering: .relaxed) }
 
     /// Served connections and rejected ones still closing.
     var openCount: Int { served.load(ordering: .relaxed) + rejected.load(ordering: .relaxed) }
@@ -28,6 +32,7 @@ final class ConnectionLimits: Sendable {
     /// `.rejected` past the limit, `nil` (close without a word) once even
     /// rejections fill a second limit's worth, since they cost too.
     func admit() -> Admission? {
+        accepted.add(1, ordering: .relaxed)
         if reserve(served, below: maxConnections) { return .served }
         if reserve(rejected, below: maxConnections) { return .rejected }
         return nil
