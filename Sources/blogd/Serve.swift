@@ -52,6 +52,7 @@ struct Serve: AsyncParsableCommand {
         options.host = settings.host
         options.port = settings.port
         options.maxConnections = settings.maxConnections
+        options.eventLoops = settings.eventLoops
         options.connection.keepAlive = settings.keepAlive
         options.connection.maxMessageBytes = settings.maxMessageBytes
         options.connection.readTimeout = settings.readTimeout
