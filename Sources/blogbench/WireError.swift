@@ -1,3 +1,4 @@
+import BlogSockets
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,6 +45,17 @@ enum WireError: Error, Equatable, Sendable {
         case ENETUNREACH, EHOSTUNREACH: .unreachable
         case EADDRNOTAVAIL, EMFILE, ENFILE, ENOBUFS: .localResources(errno: code)
         default: .other(call: call, errno: code)
+        }
+    }
+
+    /// The error for a failed BlogSockets call.
+    init(_ error: SocketError) {
+        switch error {
+        case .system(let call, let code, _): self = .from(errno: code, call: call)
+        case .timedOut: self = .timeout
+        // Connections are made to addresses resolved beforehand, so this
+        // does not happen; a name that resolves nowhere is unreachable.
+        case .cannotResolve: self = .unreachable
         }
     }
 
