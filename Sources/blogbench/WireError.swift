@@ -39,9 +39,9 @@ enum WireError: Error, Equatable, Sendable {
         switch code {
         case ECONNREFUSED: .refused
         case ECONNRESET, EPIPE, ECONNABORTED: .reset
-        // SO_RCVTIMEO/SO_SNDTIMEO expiry shows as EAGAIN, or EINPROGRESS
-        // for a connect that did not finish in time.
-        case EAGAIN, EWOULDBLOCK, ETIMEDOUT, EINPROGRESS: .timeout
+        // SO_RCVTIMEO/SO_SNDTIMEO expiry shows as EAGAIN (a connect past
+        // its deadline is SocketError.timedOut instead).
+        case EAGAIN, EWOULDBLOCK, ETIMEDOUT: .timeout
         case ENETUNREACH, EHOSTUNREACH: .unreachable
         case EADDRNOTAVAIL, EMFILE, ENFILE, ENOBUFS: .localResources(errno: code)
         default: .other(call: call, errno: code)
