@@ -1,3 +1,4 @@
+import BlogSockets
 import BlogWire
 
 /// One TCP connection to a blog server, with blocking calls that each give
@@ -22,7 +23,7 @@ public final class BlogConnection {
     /// The numeric address connected to, e.g. `127.0.0.1` or `::1`.
     public let peerAddress: String
 
-    private let socket: TCPSocket
+    private let socket: Socket
     private var isClosed = false
     private var decoder = FrameDecoder(maxMessageBytes: BlogConnection.maxReplyBytes)
     /// Complete replies received and not yet handed out, oldest first.
@@ -42,8 +43,9 @@ public final class BlogConnection {
         self.host = host
         self.port = port
         self.timeout = timeout
-        socket = try TCPSocket.connect(host: host, port: port, deadline: Deadline(seconds: timeout))
-        peerAddress = socket.peer
+        let (socket, peer) = try Dialer.connect(host: host, port: port, until: Deadline(seconds: timeout))
+        self.socket = socket
+        peerAddress = peer.host
     }
 
     deinit { close() }
@@ -111,7 +113,7 @@ public final class BlogConnection {
                 absorb()
                 continue
             }
-            switch socket.send(bytes[offset...]) {
+            switch socket.sendSome(bytes[offset...]) {
             case .bytes(let count): offset += count
             case .wouldBlock: continue
             case .closed:
@@ -147,7 +149,7 @@ public final class BlogConnection {
     /// Reads whatever has arrived into the decoder and the reply queue.
     private func absorb() {
         while !readEnded {
-            switch socket.receive() {
+            switch socket.receiveChunk() {
             case .bytes(let chunk):
                 recent += chunk
                 if recent.count > 2 * Self.maxReplyBytes { recent.removeFirst(recent.count - Self.maxReplyBytes - 8) }

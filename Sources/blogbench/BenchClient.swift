@@ -1,7 +1,7 @@
-import BlogClient
+import BlogSockets
+import BlogWire
 #if canImport(Glibc)
 import Glibc
-import BlogWire
 #endif
 
 /// The outcome of sending one message.
@@ -18,7 +18,7 @@ enum Exchange {
 /// joins before the next), hence `@unchecked Sendable` without locks.
 final class BenchClient: @unchecked Sendable {
     let index: Int
-    private let address: ResolvedAddress
+    private let address: SocketAddress
     private let keepAlive: Bool
     private let timeout: Double
     private let workload: Workload
@@ -32,7 +32,7 @@ final class BenchClient: @unchecked Sendable {
     /// After these replies the server closes the connection.
     private static let closingReplies = Set([Reply.tooLarge, .timedOut, .busy].map(\.rawValue))
 
-    init(index: Int, address: ResolvedAddress, keepAlive: Bool, timeout: Double, workload: Workload, seed: UInt64) {
+    init(index: Int, address: SocketAddress, keepAlive: Bool, timeout: Double, workload: Workload, seed: UInt64) {
         self.index = index
         self.address = address
         self.keepAlive = keepAlive

@@ -1,4 +1,4 @@
-import BlogClient
+import BlogSockets
 import BlogWire
 
 /// What a run measured, with the address it measured.
@@ -60,8 +60,8 @@ struct Runner {
     /// get `err:CMD`, which changes nothing on the server. Also checks the
     /// connection mode matches the server's, which would otherwise show up
     /// as nothing but timeouts. Returns the address that answered.
-    private func probe() throws(BenchFailure) -> ResolvedAddress {
-        let addresses: [ResolvedAddress]
+    private func probe() throws(BenchFailure) -> SocketAddress {
+        let addresses: [SocketAddress]
         do {
             // Resolved once, so measured requests pay for connecting, never
             // for name lookup.
@@ -89,7 +89,7 @@ struct Runner {
                 } else {
                     // One connection per request: the server must close
                     // after its reply, as the original client waits for that.
-                    connection.setReceiveTimeout(min(options.timeout, 3))
+                    try connection.setTimeouts(min(options.timeout, 3))
                     try connection.waitForClose()
                 }
             } catch {

@@ -1,37 +1,38 @@
-import BlogClient
+import BlogSockets
+import BlogWire
 #if canImport(Glibc)
 import Glibc
-import BlogWire
 #endif
 
-/// One blocking TCP connection to the server, framed by BlogCore's codec.
+/// One blocking TCP connection to the server, framed by BlogWire's codec.
 ///
 /// Blocking sockets with send/receive timeouts keep each client a plain
 /// loop on its own thread: the simplest thing that measures honestly.
 final class WireConnection {
-    private var fd: Int32
+    private let socket: Socket
+    private let timeout: Double
+    private var isClosed = false
     private var decoder = FrameDecoder()
     private var chunk = [UInt8](repeating: 0, count: 16 * 1024)
 
-    /// Connects to `address`; every later send or receive gives up after
-    /// `timeout` seconds (connect too: Linux applies SO_SNDTIMEO to it).
-    init(to address: ResolvedAddress, timeout: Double) throws(WireError) {
-        fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw WireError.from(errno: errno, call: "socket") }
-        var limit = Self.timeval(timeout)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        // Each message leaves in one send and the next waits for the reply,
-        // so Nagle would only ever add delay.
-        var on: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        while true {
-            let status = address.withSockaddr { Glibc.connect(fd, $0, $1) }
-            if status == 0 { break }
-            if errno == EINTR { continue }
-            let error = WireError.from(errno: errno, call: "connect")
+    /// Connects to `address` within `timeout` seconds; every later send or
+    /// receive gives up after `timeout` seconds too.
+    init(to address: SocketAddress, timeout: Double) throws(WireError) {
+        do {
+            socket = try Socket.connect(to: address, until: Deadline(seconds: timeout))
+        } catch {
+            throw WireError(error)
+        }
+        self.timeout = timeout
+        do {
+            try socket.setBlocking(true)
+            try socket.setTimeouts(seconds: timeout)
+            // Each message leaves in one send and the next waits for the
+            // reply, so Nagle would only ever add delay.
+            try socket.setNoDelay()
+        } catch {
             close()
-            throw error
+            throw WireError(error)
         }
     }
 
@@ -39,14 +40,12 @@ final class WireConnection {
 
     /// Sends all of `bytes` (a short write resumes where it stopped).
     func send(_ bytes: [UInt8]) throws(WireError) {
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
-            }
-            if n > 0 { sent += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            throw n == 0 ? .reset : WireError.from(errno: errno, call: "send")
+        do {
+            // Each blocking send waits at most `timeout` (SO_SNDTIMEO); the
+            // deadline bounds the whole message the same way.
+            try socket.sendAll(bytes, until: Deadline(seconds: timeout))
+        } catch {
+            throw WireError(error)
         }
     }
 
@@ -84,8 +83,7 @@ final class WireConnection {
     /// Such a connection must not carry the next request, or that stale
     /// reply would be taken for the answer.
     var isStale: Bool {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, 0) != 0
+        socket.wait(for: Int16(POLLIN), until: Deadline(seconds: 0)) != nil
     }
 
     /// Reads and drops whatever comes until the peer closes.
@@ -93,37 +91,35 @@ final class WireConnection {
         while try receiveChunk() {}
     }
 
-    /// Changes the receive timeout (the probe waits less for a close).
-    func setReceiveTimeout(_ seconds: Double) {
-        var limit = Self.timeval(seconds)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    private static func timeval(_ seconds: Double) -> Glibc.timeval {
-        Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+    /// Changes the send and receive timeouts (the probe, done sending,
+    /// waits less for a close).
+    func setTimeouts(_ seconds: Double) throws(WireError) {
+        do { try socket.setTimeouts(seconds: seconds) } catch { throw WireError(error) }
     }
 
     /// Whether bytes arrived after the last complete message.
     var hasTrailingBytes: Bool { decoder.hasPartialMessage }
 
-    /// One recv into the decoder; `false` when the peer closed.
+    /// One receive into the decoder; `false` when the peer closed.
     private func receiveChunk() throws(WireError) -> Bool {
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
-                decoder.append(chunk[0..<n])
-                return true
-            }
-            if n == 0 { return false }
-            if errno == EINTR { continue }
-            throw WireError.from(errno: errno, call: "recv")
+        let result = chunk.withUnsafeMutableBytes { raw in
+            Result { () throws(SocketError) in try socket.receive(into: raw) }
+        }
+        switch result {
+        case .success(.done(0)): return false
+        case .success(.done(let count)):
+            decoder.append(chunk[0..<count])
+            return true
+        // A blocking socket says EAGAIN when SO_RCVTIMEO expires.
+        case .success(.wouldBlock): throw .timeout
+        case .failure(let error): throw WireError(error)
         }
     }
 
     /// Closes the socket; later calls do nothing.
     func close() {
-        guard fd >= 0 else { return }
-        Glibc.close(fd)
-        fd = -1
+        guard !isClosed else { return }
+        isClosed = true
+        socket.close()
     }
 }

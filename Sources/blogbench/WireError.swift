@@ -1,3 +1,4 @@
+import BlogSockets
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,12 +39,23 @@ enum WireError: Error, Equatable, Sendable {
         switch code {
         case ECONNREFUSED: .refused
         case ECONNRESET, EPIPE, ECONNABORTED: .reset
-        // SO_RCVTIMEO/SO_SNDTIMEO expiry shows as EAGAIN, or EINPROGRESS
-        // for a connect that did not finish in time.
-        case EAGAIN, EWOULDBLOCK, ETIMEDOUT, EINPROGRESS: .timeout
+        // SO_RCVTIMEO/SO_SNDTIMEO expiry shows as EAGAIN (a connect past
+        // its deadline is SocketError.timedOut instead).
+        case EAGAIN, EWOULDBLOCK, ETIMEDOUT: .timeout
         case ENETUNREACH, EHOSTUNREACH: .unreachable
         case EADDRNOTAVAIL, EMFILE, ENFILE, ENOBUFS: .localResources(errno: code)
         default: .other(call: call, errno: code)
+        }
+    }
+
+    /// The error for a failed BlogSockets call.
+    init(_ error: SocketError) {
+        switch error {
+        case .system(let call, let code, _): self = .from(errno: code, call: call)
+        case .timedOut: self = .timeout
+        // Connections are made to addresses resolved beforehand, so this
+        // does not happen; a name that resolves nowhere is unreachable.
+        case .cannotResolve: self = .unreachable
         }
     }
 

@@ -1,3 +1,4 @@
+import BlogSockets
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -6,45 +7,17 @@ import Glibc
 /// A plain listening TCP socket on 127.0.0.1 (or ::1) at a free port.
 /// It accepts nothing by itself.
 final class RawListener: @unchecked Sendable {
-    let fd: Int32
+    let socket: Socket
     let port: Int
     private var isClosed = false
 
     init(ipv6: Bool = false, backlog: Int32 = 16) {
-        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        self.fd = fd
-        precondition(fd >= 0, "socket: \(errno)")
-        var storage = sockaddr_storage()
-        let length: socklen_t
-        if ipv6 {
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                    $0.pointee.sin6_family = sa_family_t(AF_INET6)
-                    $0.pointee.sin6_addr = in6addr_loopback
-                }
-            }
-        } else {
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-                    $0.pointee.sin_family = sa_family_t(AF_INET)
-                    $0.pointee.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-                }
-            }
-        }
-        let bound = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        precondition(bound == 0, "bind: \(errno)")
-        precondition(listen(fd, backlog) == 0, "listen: \(errno)")
-        var local = sockaddr_storage()
-        var localLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &localLength) }
-        }
-        self.port = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        do {
+            let listener = try ListeningSocket.bind(host: ipv6 ? "::1" : "127.0.0.1", port: 0, backlog: backlog)[0]
+            socket = listener.socket
+            port = listener.port
+        } catch {
+            preconditionFailure("cannot listen: \(error)")
         }
     }
 
@@ -53,7 +26,7 @@ final class RawListener: @unchecked Sendable {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        Glibc.close(fd)
+        socket.close()
     }
 }
 
@@ -74,27 +47,27 @@ final class ScriptedServer: @unchecked Sendable {
     var port: Int { listener.port }
 
     init(reply: String) {
-        let fd = listener.fd
+        let socket = listener.socket
         let reply = Array(reply.utf8)
         let thread = Thread { [self] in
             defer { done.signal() }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 5000) == 1 else { return }
-            let peer = accept(fd, nil, nil)
-            guard peer >= 0 else { return }
-            defer { Glibc.close(peer) }
-            var wait = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+            guard socket.wait(for: Int16(POLLIN), until: Deadline(seconds: 5)) != nil,
+                  case .done(let (peer, _))? = try? socket.accept() else { return }
+            defer { peer.close() }
+            try? peer.setBlocking(true)
+            try? peer.setTimeouts(seconds: 5)
             var chunk = [UInt8](repeating: 0, count: 4096)
             var got: [UInt8] = []
             while !got.suffix(4).elementsEqual(Array("[E];".utf8)) {
-                let n = chunk.withUnsafeMutableBytes { recv(peer, $0.baseAddress, $0.count, 0) }
-                guard n > 0 else { break }
-                got += chunk[0..<n]
+                let result = chunk.withUnsafeMutableBytes { raw in
+                    Result { () throws(SocketError) in try peer.receive(into: raw) }
+                }
+                guard case .success(.done(let count)) = result, count > 0 else { break }
+                got += chunk[0..<count]
             }
             received = got
             if !reply.isEmpty {
-                _ = reply.withUnsafeBytes { send(peer, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                try? peer.sendAll(reply, until: Deadline(seconds: 5))
             }
         }
         thread.start()

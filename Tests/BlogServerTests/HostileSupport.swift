@@ -1,3 +1,4 @@
+import BlogSockets
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -65,14 +66,13 @@ enum Hostile {
 
     /// Whether `fd` can take more bytes within `seconds`.
     static func isWritable(_ fd: Int32, within seconds: Double) -> Bool {
-        var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        return poll(&poller, 1, Int32(seconds * 1000)) > 0 && poller.revents & Int16(POLLOUT) != 0
+        let events = Socket(fd: fd).wait(for: Int16(POLLOUT), until: Deadline(seconds: seconds)) ?? 0
+        return events & Int16(POLLOUT) != 0
     }
 
     /// Sets a socket's send buffer (the kernel doubles it).
     static func setSendBuffer(_ fd: Int32, _ bytes: Int32) {
-        var size = bytes
-        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        try? Socket(fd: fd).setOption(SOL_SOCKET, SO_SNDBUF, bytes)
     }
 
     /// How many times `needle` occurs in `haystack` (non-overlapping).

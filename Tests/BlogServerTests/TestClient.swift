@@ -1,3 +1,4 @@
+import BlogSockets
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -49,10 +50,13 @@ enum ClientError: Error, CustomStringConvertible {
 final class TestClient: @unchecked Sendable {
     static let terminator = Array("[E];".utf8)
 
-    let fd: Int32
+    let socket: Socket
     /// Bytes received but not yet handed out by `readReply`.
     private var buffer: [UInt8] = []
     private var closed = false
+
+    /// The descriptor, for tests that make raw calls on it.
+    var fd: Int32 { socket.fd }
 
     /// Connects to `host` (an IPv4 or IPv6 literal) at `port`; a small
     /// `receiveBuffer` makes the server's writes block sooner. With
@@ -60,70 +64,32 @@ final class TestClient: @unchecked Sendable {
     /// to that local address first, so the server sees another peer.
     init(port: Int, host: String = "127.0.0.1", timeout: Double = 10, receiveBuffer: Int32? = nil,
          source: String? = nil) throws(ClientError) {
-        var storage = sockaddr_storage()
-        let family: Int32
-        let length: socklen_t
-        if host.contains(":") {
-            family = AF_INET6
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            let ok = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
-                    address.pointee.sin6_family = sa_family_t(AF_INET6)
-                    address.pointee.sin6_port = UInt16(port).bigEndian
-                    return inet_pton(AF_INET6, host, &address.pointee.sin6_addr) == 1
-                }
-            }
-            guard ok else { throw .resolve(host) }
-        } else {
-            family = AF_INET
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let ok = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
-                    address.pointee.sin_family = sa_family_t(AF_INET)
-                    address.pointee.sin_port = UInt16(port).bigEndian
-                    return inet_pton(AF_INET, host, &address.pointee.sin_addr) == 1
-                }
-            }
-            guard ok else { throw .resolve(host) }
-        }
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .connect(errno) }
-        var wait = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        // Small writes leave at once, so "one byte at a time" really is.
-        var on: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        if var size = receiveBuffer {
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
+        let address: SocketAddress
+        do { address = try SocketAddress(ip: host, port: port) } catch { throw .resolve(host) }
+        var local: SocketAddress?
         if let source {
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            guard family == AF_INET, inet_pton(AF_INET, source, &local.sin_addr) == 1 else {
-                Glibc.close(fd)
+            guard let parsed = try? SocketAddress(ip: source, port: 0), parsed.family == address.family else {
                 throw .resolve(source)
             }
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard bound == 0 else {
-                let code = errno
-                Glibc.close(fd)
-                throw .connect(code)
-            }
+            local = parsed
         }
-        let status = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+        let socket: Socket
+        do { socket = try Socket.tcp(family: address.family) } catch { throw .connect(Self.code(of: error)) }
+        do {
+            // Before connecting: the window offered in the handshake
+            // follows the buffer.
+            if let receiveBuffer { try socket.setReceiveBuffer(receiveBuffer) }
+            if let local { try socket.bind(to: local) }
+            try socket.connect(to: address, until: Deadline(seconds: timeout))
+            try socket.setBlocking(true)
+            try socket.setTimeouts(seconds: timeout)
+            // Small writes leave at once, so "one byte at a time" really is.
+            try socket.setNoDelay()
+        } catch {
+            socket.close()
+            throw .connect(Self.code(of: error))
         }
-        guard status == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw .connect(code)
-        }
-        self.fd = fd
+        self.socket = socket
     }
 
     deinit { close() }
@@ -134,15 +100,18 @@ final class TestClient: @unchecked Sendable {
         try send(Array(text.utf8))
     }
 
+    /// Sends all of `bytes`; a send that the timeout stops throws EAGAIN.
     func send(_ bytes: [UInt8]) throws(ClientError) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .send(errno)
+            let sent = bytes.withUnsafeBytes { raw in
+                Result { () throws(SocketError) in try socket.send(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
             }
-            offset += n
+            switch sent {
+            case .success(.done(let count)): offset += count
+            case .success(.wouldBlock): throw .send(EAGAIN)
+            case .failure(let error): throw .send(Self.code(of: error))
+            }
         }
     }
 
@@ -156,41 +125,45 @@ final class TestClient: @unchecked Sendable {
 
     /// Closes the write half: the server reads EOF, we can still read.
     func halfClose() {
-        shutdown(fd, Int32(SHUT_WR))
+        socket.shutdownWrite()
     }
 
     /// Closes with a reset (SO_LINGER 0) instead of a FIN.
     func reset() {
         guard !closed else { return }
-        var hard = linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, socklen_t(MemoryLayout<linger>.size))
+        try? socket.setResetOnClose()
         close()
     }
 
     func close() {
         guard !closed else { return }
         closed = true
-        Glibc.close(fd)
+        socket.close()
+    }
+
+    /// The errno behind a socket failure (ETIMEDOUT for a deadline).
+    private static func code(of error: SocketError) -> Int32 {
+        error.errno ?? ETIMEDOUT
     }
 
     // MARK: Receiving
 
-    /// One recv into the buffer: the number of bytes, or how the stream ended.
+    /// One recv into the buffer: nil when bytes came, else how the stream ended.
     private func receiveMore() -> StreamEnd? {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
-                buffer += chunk[0..<n]
-                return nil
-            }
-            if n == 0 { return .eof }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return .timedOut
-            case ECONNRESET: return .reset
-            default: return .error(errno)
-            }
+        let result = chunk.withUnsafeMutableBytes { raw in
+            Result { () throws(SocketError) in try socket.receive(into: raw) }
+        }
+        switch result {
+        case .success(.done(0)): return .eof
+        case .success(.done(let count)):
+            buffer += chunk[0..<count]
+            return nil
+        // A blocking socket says EAGAIN when SO_RCVTIMEO expires.
+        case .success(.wouldBlock): return .timedOut
+        case .failure(let error):
+            let code = Self.code(of: error)
+            return code == ECONNRESET ? .reset : .error(code)
         }
     }
 
@@ -224,8 +197,7 @@ final class TestClient: @unchecked Sendable {
     /// (without consuming anything).
     func hasInput(within seconds: Double) -> Bool {
         if !buffer.isEmpty { return true }
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&poller, 1, Int32(seconds * 1000)) > 0
+        return socket.wait(for: Int16(POLLIN), until: Deadline(seconds: seconds)) != nil
     }
 
     /// How the stream ends after the replies read so far: `.eof` when

@@ -1,5 +1,6 @@
 import BlogCore
 import BlogServer
+import BlogSockets
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -185,15 +186,7 @@ public final class TestBlog: @unchecked Sendable {
 /// Whether this machine can listen on the IPv6 loopback (tests of `::1`
 /// are skipped where it cannot).
 public let ipv6LoopbackAvailable: Bool = {
-    let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_in6()
-    address.sin6_family = sa_family_t(AF_INET6)
-    address.sin6_addr = in6addr_loopback
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
-        }
-    }
+    guard let socket = try? Socket.tcp(family: AF_INET6) else { return false }
+    defer { socket.close() }
+    return (try? socket.bind(to: SocketAddress(ip: "::1", port: 0))) != nil
 }()

@@ -35,11 +35,22 @@ final class BlogdProcess: Sendable {
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = Pipe()
-        errors.fileHandleForReading.readabilityHandler = { [self] handle in
-            let data = handle.availableData
-            stderrText.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
         try process.run()
+        // Read by a thread of our own blocked in read(2): readabilityHandler
+        // runs on libdispatch's fd sources, which can crash the test run
+        // (swift-corelibs-libdispatch#949).
+        let reader = errors.fileHandleForReading
+        let thread = Thread { [self] in
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(reader.fileDescriptor, &chunk, chunk.count)
+                if count < 0 && errno == EINTR { continue }
+                // The end: the child exited (its copy of the write end went).
+                guard count > 0 else { break }
+                stderrText.withLock { $0 += String(decoding: chunk[0..<count], as: UTF8.self) }
+            }
+        }
+        thread.start()
     }
 
     /// Everything the process wrote to stderr so far.

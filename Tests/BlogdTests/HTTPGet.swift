@@ -1,3 +1,4 @@
+import BlogSockets
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -13,26 +14,26 @@ struct HTTPReply {
 /// Sends one raw HTTP/1.1 request (the path exactly as given, no client
 /// normalisation) and reads the reply until the server closes.
 func httpRequest(port: Int, method: String = "GET", path: String) throws -> HTTPReply {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = UInt16(port).bigEndian
-    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-    var wait = timeval(tv_sec: 10, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    let socket: Socket
+    do {
+        socket = try Socket.connect(to: try SocketAddress(ip: "127.0.0.1", port: port), until: Deadline(seconds: 10))
+    } catch {
+        throw HTTPFailure.connect(error.errno ?? ETIMEDOUT)
     }
-    guard connected == 0 else { throw HTTPFailure.connect(errno) }
+    defer { socket.close() }
+    try socket.setBlocking(true)
+    try socket.setTimeouts(seconds: 10)
     let request = Array("\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    try? socket.sendAll(request, until: Deadline(seconds: 10))
     var data: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
-        let n = recv(fd, &chunk, chunk.count, 0)
-        if n <= 0 { break }
-        data += chunk[0..<n]
+        let received = chunk.withUnsafeMutableBytes { raw in
+            Result { () throws(SocketError) in try socket.receive(into: raw) }
+        }
+        // Until the server closes; a timeout or an error ends the reply too.
+        guard case .success(.done(let count)) = received, count > 0 else { break }
+        data += chunk[0..<count]
     }
     let text = String(decoding: data, as: UTF8.self)
     guard let split = text.range(of: "\r\n\r\n") else { throw HTTPFailure.malformed(text) }

@@ -1,3 +1,4 @@
+import BlogSockets
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -12,44 +13,52 @@ func exchange(_ message: String, port: Int, host: String = "127.0.0.1") throws -
     return try connection.readToEnd()
 }
 
-/// A blocking TCP connection with a receive timeout, for tests.
+/// A blocking TCP connection with send and receive timeouts, for tests.
 struct WireConnection {
     enum Failure: Error { case connect(Int32), send(Int32), receive(Int32) }
 
-    let fd: Int32
+    let socket: Socket
+    private let timeout: Double
 
+    /// The descriptor, for tests that make raw calls on it.
+    var fd: Int32 { socket.fd }
+
+    /// Connects to `host` (an IPv4 or IPv6 literal) at `port` within
+    /// `timeout` seconds, which then bounds every send and receive.
     init(port: Int, host: String = "127.0.0.1", timeout: Int = 20) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        inet_pton(AF_INET, host, &address.sin_addr)
-        var wait = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        self.timeout = Double(timeout)
+        let address = try SocketAddress(ip: host, port: port)
+        do {
+            socket = try Socket.connect(to: address, until: Deadline(seconds: self.timeout))
+        } catch {
+            throw Failure.connect(error.errno ?? ETIMEDOUT)
         }
-        guard status == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure.connect(code)
+        do {
+            try socket.setBlocking(true)
+            try socket.setTimeouts(seconds: self.timeout)
+        } catch {
+            socket.close()
+            throw Failure.connect(error.errno ?? ETIMEDOUT)
         }
     }
 
     func send(_ text: String) throws {
-        let bytes = Array(text.utf8)
-        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard sent == bytes.count else { throw Failure.send(errno) }
+        do {
+            try socket.sendAll(Array(text.utf8), until: Deadline(seconds: timeout))
+        } catch {
+            throw Failure.send(error.errno ?? EAGAIN)
+        }
     }
 
-    /// Reads up to and including the next `[E];`.
+    /// Reads up to and including the next `[E];`, a byte at a time so
+    /// nothing after it is taken.
     func readReply() throws -> String {
+        let terminator = Array("[E];".utf8)
         var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while !bytes.reversed().starts(with: Array("[E];".utf8).reversed()) {
-            let n = recv(fd, &byte, 1, 0)
-            guard n == 1 else { throw Failure.receive(n == 0 ? 0 : errno) }
-            bytes.append(byte)
+        var byte = [UInt8](repeating: 0, count: 1)
+        while !bytes.suffix(terminator.count).elementsEqual(terminator) {
+            guard try receive(into: &byte) == 1 else { throw Failure.receive(0) }
+            bytes.append(byte[0])
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -58,15 +67,27 @@ struct WireConnection {
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = recv(fd, &chunk, chunk.count, 0)
-            if n == 0 { break }
-            guard n > 0 else { throw Failure.receive(errno) }
-            data += chunk[0..<n]
+            let count = try receive(into: &chunk)
+            if count == 0 { break }
+            data += chunk[0..<count]
         }
         return String(decoding: data, as: UTF8.self)
     }
 
-    func close() { Glibc.close(fd) }
+    func close() { socket.close() }
+
+    /// One receive: the byte count, 0 at the end of the stream.
+    private func receive(into chunk: inout [UInt8]) throws -> Int {
+        let result = chunk.withUnsafeMutableBytes { raw in
+            Result { () throws(SocketError) in try socket.receive(into: raw) }
+        }
+        switch result {
+        case .success(.done(let count)): return count
+        // A blocking socket says EAGAIN when SO_RCVTIMEO expires.
+        case .success(.wouldBlock): throw Failure.receive(EAGAIN)
+        case .failure(let error): throw Failure.receive(error.errno ?? EIO)
+        }
+    }
 }
 
 extension WireConnection {
@@ -76,12 +97,13 @@ extension WireConnection {
     func sendAll(_ bytes: [UInt8], chunk: Int = 64 * 1024) -> Int {
         var sent = 0
         while sent < bytes.count {
-            let n = bytes.withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress! + sent, min(chunk, bytes.count - sent), Int32(MSG_NOSIGNAL))
+            let result = bytes.withUnsafeBytes { raw in
+                Result { () throws(SocketError) in
+                    try socket.send(UnsafeRawBufferPointer(rebasing: raw[sent..<min(bytes.count, sent + chunk)]))
+                }
             }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            sent += n
+            guard case .success(.done(let count)) = result, count > 0 else { break }
+            sent += count
         }
         return sent
     }
@@ -89,9 +111,8 @@ extension WireConnection {
     /// Closes with a reset (SO_LINGER 0), as a client that crashes or
     /// loses its network does.
     func reset() {
-        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-        Glibc.close(fd)
+        try? socket.setResetOnClose()
+        socket.close()
     }
 }
 
