@@ -86,7 +86,6 @@ let package = Package(
         .executableTarget(
             name: "blogbench",
             dependencies: [
-                "BlogClient",
                 "BlogWire",
                 "BlogSockets",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

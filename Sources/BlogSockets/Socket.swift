@@ -194,8 +194,9 @@ public struct Socket: Sendable, Hashable {
     }
 
     public func setOption<Value>(_ level: Int32, _ name: Int32, _ value: Value) throws(SocketError) {
-        var value = value
-        try systemCall("setsockopt") { setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Value>.size)) }
+        _ = try withUnsafeBytes(of: value) { raw throws(SocketError) in
+            try systemCall("setsockopt") { setsockopt(fd, level, name, raw.baseAddress, socklen_t(raw.count)) }
+        }
     }
 
     public func option<Value: FixedWidthInteger>(_ level: Int32, _ name: Int32) throws(SocketError) -> Value {
