@@ -43,6 +43,9 @@ public struct ListeningSocket: Sendable {
         let socket = try Socket.tcp(family: address.family)
         do {
             try socket.setReuseAddress()
+            // Accepted sockets inherit it on Linux: one call here instead
+            // of one per connection.
+            try socket.setNoDelay()
             if address.family == AF_INET6 { try socket.setIPv6Only(!dualStack) }
             try socket.bind(to: address)
             try socket.listen(backlog: backlog)

@@ -80,6 +80,8 @@ struct Serve: AsyncParsableCommand {
         logger.info("listening on \(shownHost):\(server.port)", metadata: [
             "db": "\(settings.database)", "public": "\(settings.publicFolder)",
             "keep_alive": "\(settings.keepAlive)", "scrypt": "\(settings.scrypt)"])
+        // Scripts and tests wait for this line: no batching delay.
+        BatchedStandardError.shared.flush()
 
         let signalName = await termination.wait()
         logger.info("stopping", metadata: ["signal": "\(signalName)"])
@@ -90,6 +92,7 @@ struct Serve: AsyncParsableCommand {
         service.writeIndex()
         do { try store.close() } catch { logger.error("closing the database failed", metadata: ["error": "\(error)"]) }
         logger.info("stopped")
+        BatchedStandardError.shared.flush()
     }
 
     /// Lets the server hold as many connections as the hard limit allows.

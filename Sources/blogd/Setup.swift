@@ -44,10 +44,12 @@ func openService(_ settings: BlogConfig, logger: Logger) throws -> (BlogStore, B
     }
 }
 
-/// Routes swift-log to stderr at the configured level.
+/// Routes swift-log to stderr at the configured level, in batches (see
+/// `BatchedStandardError`); whatever is waiting is written at exit.
 func bootstrapLogging(_ settings: BlogConfig) {
+    atexit { BatchedStandardError.shared.flush() }
     LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
+        var handler = StreamLogHandler(label: label, stream: BatchedStandardError.shared.stream)
         handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         return handler
     }

@@ -25,6 +25,17 @@ import Glibc
         }
     }
 
+    /// The server sets TCP_NODELAY once, on the listener, and relies on
+    /// Linux handing it down to every accepted socket.
+    @Test func acceptedSocketsInheritNoDelayFromTheListener() throws {
+        let pair = try Loopback()
+        defer { pair.close() }
+        let listenerNoDelay: Int32 = try pair.listener.socket.option(Int32(IPPROTO_TCP), TCP_NODELAY)
+        let acceptedNoDelay: Int32 = try pair.server.option(Int32(IPPROTO_TCP), TCP_NODELAY)
+        #expect(listenerNoDelay != 0)
+        #expect(acceptedNoDelay != 0)
+    }
+
     @Test func connectWhereNothingListensIsRefused() throws {
         let closed = try ListeningSocket.bind(host: "127.0.0.1", port: 0)[0]
         closed.socket.close()

@@ -249,7 +249,6 @@ final class EventLoop: @unchecked Sendable {
             socket.close()
             return
         }
-        try? socket.setNoDelay()
         let slot = freeSlots.popLast() ?? {
             slots.append(nil)
             generations.append(0)
