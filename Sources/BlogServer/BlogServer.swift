@@ -113,7 +113,9 @@ public final class BlogServer: Sendable {
             listeners.forEach { $0.socket.close() }
         }
         let deadline = Deadline(seconds: timeout)
-        return loops.allSatisfy { $0.waitUntilExited(timeout: Double(deadline.remainingMilliseconds) / 1000) }
+        let stopped = loops.allSatisfy { $0.waitUntilExited(timeout: Double(deadline.remainingMilliseconds) / 1000) }
+        AuditLog(logger: logger).flush()
+        return stopped
     }
 }
 

@@ -39,11 +39,23 @@ public struct FrameDecoder: Sendable {
 
     /// Appends bytes received from the peer.
     public mutating func append(_ bytes: some Sequence<UInt8>) {
-        guard !failed else { return }
+        let done: Void? = bytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
+        guard done == nil, !failed else { return }
         for byte in bytes {
             if start == buffer.count && Frame.isSkippableWhitespace(byte) { continue }
             buffer.append(byte)
         }
+    }
+
+    /// Appends bytes received from the peer, straight from a read buffer.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard !failed else { return }
+        var from = 0
+        // Whitespace before a message is skipped, not held.
+        if start == buffer.count {
+            while from < bytes.count && Frame.isSkippableWhitespace(bytes[from]) { from += 1 }
+        }
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[from...]))
     }
 
     /// Returns the next complete message, `.oversized` once the limit is

@@ -103,9 +103,13 @@ extension Request {
 
     /// Whether `body` starts with a known command (followed by `:` or the
     /// end): a cheap look at the first bytes, without parsing the fields.
-    public static func hasKnownCommand(_ body: some Collection<UInt8>) -> Bool {
-        let command = body.prefix { $0 != UInt8(ascii: ":") }
-        return commandBytes.contains { $0.elementsEqual(command) }
+    public static func hasKnownCommand(_ body: [UInt8]) -> Bool {
+        let end = body.firstIndex(of: UInt8(ascii: ":")) ?? body.endIndex
+        let command = body[..<end]
+        for known in commandBytes where known.count == command.count && known.elementsEqual(command) {
+            return true
+        }
+        return false
     }
 
     private static let commandBytes = commands.map { Array($0.utf8) }

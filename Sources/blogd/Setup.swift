@@ -48,6 +48,9 @@ func openService(_ settings: BlogConfig, logger: Logger) throws -> (BlogStore, B
 /// `BatchedStandardError`); whatever is waiting is written at exit.
 func bootstrapLogging(_ settings: BlogConfig) {
     atexit { BatchedStandardError.shared.flush() }
+    // Without TZ, glibc's localtime (a timestamp on every log line) checks
+    // /etc/localtime with a stat call each time; with it, it reads it once.
+    if getenv("TZ") == nil { setenv("TZ", ":/etc/localtime", 1) }
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler(label: label, stream: BatchedStandardError.shared.stream)
         handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info

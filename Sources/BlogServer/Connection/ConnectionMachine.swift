@@ -98,13 +98,18 @@ public struct ConnectionMachine: Sendable {
     }
 
     /// Bytes arrived from the peer.
-    public mutating func received(_ bytes: some Collection<UInt8>, at now: Moment) -> [Action] {
+    public mutating func received(_ bytes: UnsafeRawBufferPointer, at now: Moment) -> [Action] {
         run { machine in
             // Closing connections read only to drop what comes.
             guard machine.phase == .open else { return }
             machine.decoder.append(bytes)
             machine.pump(at: now)
         }
+    }
+
+    /// Bytes arrived from the peer.
+    public mutating func received(_ bytes: [UInt8], at now: Moment) -> [Action] {
+        bytes.withUnsafeBytes { received($0, at: now) }
     }
 
     /// The peer closed its write half (recv returned 0). Messages already
