@@ -1,12 +1,13 @@
 import ArgumentParser
 
-/// `blogbench`: load for a blogd server. `run` is the default subcommand,
-/// so plain `blogbench --op bad` works as before.
+/// `blogbench`: load for a blogd server. `run` (the default, so plain
+/// `blogbench --op bad` still works) measures latency and throughput;
+/// `churn` opens and tears down connections to prove the server survives it.
 struct Blogbench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "blogbench",
-        abstract: "Load generator for the blog protocol (blogd): throughput and latency percentiles.",
-        subcommands: [Run.self],
+        abstract: "Load generator for the blog protocol (blogd): throughput and latency percentiles, or connection churn.",
+        subcommands: [Run.self, Churn.self],
         defaultSubcommand: Run.self
     )
 }
