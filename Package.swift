@@ -69,6 +69,7 @@ let package = Package(
                 "BlogCore",
                 "BlogServer",
                 "BlogWeb",
+                "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

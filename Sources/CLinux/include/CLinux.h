@@ -1,5 +1,6 @@
-// The Linux calls Swift's Glibc module leaves out: epoll, eventfd, and
-// accept4 (a GNU extension). BlogSockets wraps them; nothing else uses this.
+// The Linux calls Swift's Glibc module leaves out: epoll, eventfd, accept4
+// (a GNU extension) and mallopt. BlogSockets wraps the socket ones; blogd
+// sets the allocator's mmap threshold at start.
 #ifndef BLOGD_CLINUX_H
 #define BLOGD_CLINUX_H
 
@@ -10,5 +11,11 @@
 /// accept4(2): the new socket comes with `flags` (SOCK_NONBLOCK,
 /// SOCK_CLOEXEC) already set, saving two fcntl calls per connection.
 int clinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+/// mallopt(M_MMAP_THRESHOLD, bytes): allocations of at least `bytes` come
+/// from mmap and go back to the system when freed. Setting it also stops
+/// glibc from raising the threshold after the first large free, which is
+/// how a 16 MiB scrypt buffer would otherwise stay resident for good.
+int clinux_set_mmap_threshold(int bytes);
 
 #endif
