@@ -2,12 +2,13 @@ import ArgumentParser
 
 /// `blogbench`: load for a blogd server. `run` (the default, so plain
 /// `blogbench --op bad` still works) measures latency and throughput;
-/// `churn` opens and tears down connections to prove the server survives it.
+/// `churn` opens and tears down connections to prove the server survives it;
+/// `idle` holds many silent connections to see what each costs.
 struct Blogbench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "blogbench",
         abstract: "Load generator for the blog protocol (blogd): throughput and latency percentiles, or connection churn.",
-        subcommands: [Run.self, Churn.self],
+        subcommands: [Run.self, Churn.self, Idle.self],
         defaultSubcommand: Run.self
     )
 }

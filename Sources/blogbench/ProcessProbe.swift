@@ -82,12 +82,22 @@ struct ProcessProbe: Sendable {
     /// (5 s by default) while the peer's last bytes drain, so sockets come
     /// back some seconds after the load stops, not at once.
     func waitForSockets(atMost target: Int, within seconds: Double) -> Double {
+        waitForSockets(within: seconds) { $0 <= target }
+    }
+
+    /// Polls the open sockets until they are at least `target`, or `seconds`
+    /// have passed; returns how long the wait took.
+    func waitForSockets(atLeast target: Int, within seconds: Double) -> Double {
+        waitForSockets(within: seconds) { $0 >= target }
+    }
+
+    private func waitForSockets(within seconds: Double, until done: (Int) -> Bool) -> Double {
         let start = monotonicNanoseconds()
         let end = start + UInt64(seconds * 1e9)
         while true {
             let sockets = (try? openFiles())?.sockets
             let now = monotonicNanoseconds()
-            if sockets == nil || sockets! <= target || now >= end { return Double(now - start) / 1e9 }
+            if sockets == nil || done(sockets!) || now >= end { return Double(now - start) / 1e9 }
             usleep(50_000)
         }
     }
