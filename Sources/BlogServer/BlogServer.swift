@@ -28,9 +28,9 @@ public final class BlogServer: Sendable {
         /// Requests carried out at once (the others wait their turn without
         /// holding a thread).
         public var maxConcurrentRequests = 64
-        /// Epoll threads. One serves best on this project's 2-core machines
-        /// (README, "The event loop").
-        public var eventLoops = 1
+        /// Epoll threads; 0 is one per core, which served best when
+        /// measured on this project's 2-core machines (README, "The event loop").
+        public var eventLoops = 0
         public var connection = ConnectionOptions()
         /// The clock of timeouts; tests move a manual one by hand.
         public var clock = ServerClock.system
@@ -83,7 +83,8 @@ public final class BlogServer: Sendable {
                                         audit: audit, clock: options.clock)
         var loops: [EventLoop] = []
         do {
-            for index in 0..<max(1, options.eventLoops) {
+            let count = options.eventLoops > 0 ? options.eventLoops : System.coreCount
+            for index in 0..<count {
                 loops.append(try EventLoop(name: "blogd.loop.\(index)", context: context, listeners: listeners))
             }
         } catch {
@@ -121,3 +122,8 @@ public final class BlogServer: Sendable {
 
 /// How connections behave: the network half of `BlogConfig`.
 public typealias ConnectionOptions = ConnectionMachine.Options
+
+enum System {
+    /// Cores this process may run on.
+    static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+}

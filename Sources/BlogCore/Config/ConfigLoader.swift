@@ -84,7 +84,7 @@ public enum ConfigLoader {
         config.maxMessageBytes = try int(reader, "max_message_bytes", config.maxMessageBytes, 16...(64 << 20))
         config.readTimeout = try double(reader, "read_timeout", config.readTimeout, 0.01...86_400)
         config.maxConnections = try int(reader, "max_connections", config.maxConnections, 1...1_000_000)
-        config.eventLoops = try int(reader, "event_loops", config.eventLoops, 1...64)
+        config.eventLoops = try int(reader, "event_loops", config.eventLoops, 0...64)
         config.loginLease = try double(reader, "login_lease", config.loginLease, 0...(365 * 86_400))
         config.openPosting = try bool(reader, "open_posting", config.openPosting)
         config.scrypt.logN = try int(reader, "scrypt.log_n", config.scrypt.logN, 1...20)
