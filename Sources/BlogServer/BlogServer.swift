@@ -25,8 +25,18 @@ public final class BlogServer: Sendable {
         /// 0 asks the system for any free port; `port` tells which it chose.
         public var port = 51515
         public var maxConnections = 1024
-        /// Requests carried out at once (the others wait their turn without
-        /// holding a thread).
+        /// Connections from one address (an IPv6 /64 counts as one) at once.
+        public var maxConnectionsPerAddress = 32
+        /// Password hashes (registers and logins, known names or not) one
+        /// address may start per second, on average...
+        public var hashesPerAddressPerSecond = 2.0
+        /// ...and at once after a quiet spell.
+        public var hashBurstPerAddress = 10
+        /// Seconds of hashing that registers and logins may hold waiting;
+        /// past it, a new one gets `err:BUSY` at once.
+        public var maxHashWait = 2.0
+        /// Posts (and other requests that hash no password) carried out at
+        /// once; the others wait their turn without holding a thread.
         public var maxConcurrentRequests = 64
         /// Epoll threads; 0 is one per core, which served best when
         /// measured on this project's 2-core machines (README, "The event loop").
@@ -41,6 +51,7 @@ public final class BlogServer: Sendable {
     private struct State {
         var listeners: [ListeningSocket] = []
         var loops: [EventLoop] = []
+        var router: RequestRouter?
         var stopped = false
     }
 
@@ -54,7 +65,8 @@ public final class BlogServer: Sendable {
         self.service = service
         self.options = options
         self.logger = logger
-        self.limits = ConnectionLimits(maxConnections: options.maxConnections)
+        self.limits = ConnectionLimits(maxConnections: options.maxConnections,
+                                       maxPerAddress: options.maxConnectionsPerAddress)
     }
 
     /// The port the server listens on (the real one when asked for 0).
@@ -62,6 +74,9 @@ public final class BlogServer: Sendable {
 
     /// Connections open right now, rejected ones included.
     public var connectionCount: Int { limits.openCount }
+
+    /// The lanes and budgets requests go through (for tests).
+    var router: RequestRouter? { state.withLock { $0.router } }
 
     /// Connections accepted since the start, whatever became of them.
     public var acceptedConnections: Int { limits.acceptedCount }
@@ -77,8 +92,14 @@ public final class BlogServer: Sendable {
             throw .cannotListen(error)
         }
         let audit = AuditLog(logger: logger)
-        let router = RequestRouter(service: service, workers: RequestLimiter(limit: max(1, options.maxConcurrentRequests)),
-                                   audit: audit, clock: options.clock)
+        let router = RequestRouter(
+            service: service,
+            posts: Lane(name: "posts", limit: max(1, options.maxConcurrentRequests)),
+            hashing: HashLane(maxWait: options.maxHashWait, concurrency: 2 * service.hashingThreads) { [service] in
+                (service.secondsPerHash, service.hashingThreads)
+            },
+            hashBudget: HashBudget(perSecond: options.hashesPerAddressPerSecond, burst: Double(options.hashBurstPerAddress)),
+            audit: audit, clock: options.clock)
         let context = EventLoop.Context(connection: options.connection, limits: limits, router: router,
                                         audit: audit, clock: options.clock)
         var loops: [EventLoop] = []
@@ -94,6 +115,7 @@ public final class BlogServer: Sendable {
         state.withLock {
             $0.listeners = listeners
             $0.loops = loops
+            $0.router = router
         }
         loops.forEach { $0.start() }
     }

@@ -1,48 +1,75 @@
 import BlogCore
 import BlogWire
 
-/// Where a complete message goes.
+/// Where a complete message goes: three lanes, so that no kind of request
+/// waits behind another.
 ///
-/// A message that names no known command is answered on the event loop at
-/// once: there is no work in it, and a flood of them must not queue behind
-/// real requests. Everything else is parsed and carried out by the service
-/// on Dispatch, and its reply comes back to the loop.
+/// - A message that names no known command is answered on the event loop at
+///   once: there is no work in it, and a flood of them must not queue
+///   behind real requests.
+/// - Register and login hash a password. They go to the hash lane, bounded
+///   by the work it holds, after the address's hash budget; past either,
+///   they get `err:BUSY` at once.
+/// - Everything else (newpost) goes to the post lane.
+///
+/// In both lanes the service carries the request out on Dispatch, and the
+/// reply comes back to the loop through `done`.
 final class RequestRouter: Sendable {
     let service: BlogService
-    private let workers: RequestLimiter
+    let posts: Lane
+    let hashing: HashLane
+    let hashBudget: HashBudget
     private let audit: AuditLog
     private let clock: ServerClock
 
-    init(service: BlogService, workers: RequestLimiter, audit: AuditLog, clock: ServerClock) {
+    init(service: BlogService, posts: Lane, hashing: HashLane, hashBudget: HashBudget, audit: AuditLog, clock: ServerClock) {
         self.service = service
-        self.workers = workers
+        self.posts = posts
+        self.hashing = hashing
+        self.hashBudget = hashBudget
         self.audit = audit
         self.clock = clock
     }
 
-    /// Answers `body` at once (returns the outcome), or hands it to a
-    /// worker and returns nil; the worker then calls `done` with the
+    /// Answers `body` at once (returns the outcome), or hands it to a lane
+    /// and returns nil; the lane's worker then calls `done` with the
     /// outcome and the session as the request left it.
-    func route(_ body: [UInt8], session: Session, at started: Moment,
+    func route(_ body: [UInt8], session: Session, from key: AddressKey, at started: Moment,
                done: @escaping @Sendable (Outcome, Session) -> Void) -> Outcome? {
-        guard Request.hasKnownCommand(body) else {
-            let reply: Reply
-            do {
-                _ = try Request(message: body)
-                reply = .unknownCommand
-            } catch {
-                reply = error.reply
-            }
-            let outcome = Outcome(reply: reply)
-            audit.request(outcome, peer: session.peerAddress, seconds: 0)
-            return outcome
+        guard let command = Request.command(of: body) else {
+            return answer(Outcome(reply: Self.unknownCommandReply(body)), session)
         }
-        workers.submit { [service, audit, clock] in
+        let job: @Sendable () -> Void = { [service, audit, clock] in
             var session = session
             let outcome = service.handle(message: body, session: &session)
             audit.request(outcome, peer: session.peerAddress, seconds: clock.now().seconds(since: started))
             done(outcome, session)
         }
+        guard command.hashesPassword else {
+            posts.submit(job)
+            return nil
+        }
+        guard hashing.reserve() else { return answer(Outcome(reply: .busy, command: command.rawValue), session) }
+        guard hashBudget.take(for: key, at: started) else {
+            hashing.cancel()
+            return answer(Outcome(reply: .busy, command: command.rawValue), session)
+        }
+        hashing.run(job)
         return nil
+    }
+
+    private func answer(_ outcome: Outcome, _ session: Session) -> Outcome {
+        audit.request(outcome, peer: session.peerAddress, seconds: 0)
+        return outcome
+    }
+
+    /// `err:CMD`, or `err:ARGS` when the message is not even UTF-8.
+    private static func unknownCommandReply(_ body: [UInt8]) -> Reply {
+        do {
+            _ = try Request(message: body)
+            return .unknownCommand
+        } catch {
+            return error.reply
+        }
     }
 }

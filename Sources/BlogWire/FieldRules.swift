@@ -11,9 +11,14 @@ public enum FieldRules {
     }
 
     /// TITLE: 1 to 200 characters, not only whitespace, on one line.
+    ///
+    /// A character is a Unicode code point (scalar), as both SQLite's
+    /// `length()` and PostgreSQL's `char_length()` count them, so the rule
+    /// and the schema's CHECK agree: a flag (two code points) counts two, a
+    /// letter with a combining accent counts two.
     public static func title(_ value: String) throws(FieldError) -> String {
         guard !value.allSatisfy(\.isWhitespace) else { throw .emptyTitle }
-        guard value.count <= maxTitleCharacters else { throw .titleTooLong }
+        guard value.unicodeScalars.count <= maxTitleCharacters else { throw .titleTooLong }
         guard !value.unicodeScalars.contains(where: isControl) else { throw .controlCharacters }
         return value
     }

@@ -98,19 +98,25 @@ extension Request {
 }
 
 extension Request {
-    /// The commands the server knows, as they start a message.
-    public static let commands = ["register", "login", "newpost"]
+    /// The commands the server knows.
+    public enum Command: String, CaseIterable, Sendable {
+        case register, login, newpost
 
-    /// Whether `body` starts with a known command (followed by `:` or the
-    /// end): a cheap look at the first bytes, without parsing the fields.
-    public static func hasKnownCommand(_ body: [UInt8]) -> Bool {
-        let end = body.firstIndex(of: UInt8(ascii: ":")) ?? body.endIndex
-        let command = body[..<end]
-        for known in commandBytes where known.count == command.count && known.elementsEqual(command) {
-            return true
-        }
-        return false
+        /// Whether carrying it out may hash a password (scrypt).
+        public var hashesPassword: Bool { self != .newpost }
+
+        fileprivate static let wireForms = allCases.map { ($0, Array($0.rawValue.utf8)) }
     }
 
-    private static let commandBytes = commands.map { Array($0.utf8) }
+    /// The command `body` starts with (followed by `:` or the end), if it
+    /// is a known one: a cheap look at the first bytes, without parsing or
+    /// validating the fields.
+    public static func command(of body: [UInt8]) -> Command? {
+        let end = body.firstIndex(of: UInt8(ascii: ":")) ?? body.endIndex
+        let word = body[..<end]
+        for (command, bytes) in Command.wireForms where bytes.count == word.count && bytes.elementsEqual(word) {
+            return command
+        }
+        return nil
+    }
 }

@@ -57,6 +57,10 @@ struct Serve: AsyncParsableCommand {
         options.port = settings.port
         options.maxConnections = settings.maxConnections
         options.eventLoops = settings.eventLoops
+        options.maxConnectionsPerAddress = settings.maxConnectionsPerAddress
+        options.hashesPerAddressPerSecond = settings.hashesPerAddressPerSecond
+        options.hashBurstPerAddress = settings.hashBurstPerAddress
+        options.maxHashWait = settings.maxHashWait
         options.connection.keepAlive = settings.keepAlive
         options.connection.maxMessageBytes = settings.maxMessageBytes
         options.connection.readTimeout = settings.readTimeout

@@ -85,6 +85,11 @@ public final class TestBlog: @unchecked Sendable {
             options.host = host
             options.port = 0
             options.clock = .manual(clock)
+            // Many tests send dozens of requests from 127.0.0.1 on a clock
+            // that never moves: no per-address budget unless a test sets one.
+            options.maxConnectionsPerAddress = 1_000_000
+            options.hashBurstPerAddress = 1_000_000
+            options.maxHashWait = 3600
             options.connection.lingerTimeout = lingerTimeout
             configure(&options)
             precondition(options.port != 51515, "tests never use the production port")

@@ -19,6 +19,14 @@ public struct BlogConfig: Sendable, Equatable {
     /// idle time between messages).
     public var readTimeout = 10.0
     public var maxConnections = 1024
+    /// Connections from one address (an IPv6 /64) at once.
+    public var maxConnectionsPerAddress = 32
+    /// Password hashes one address may start per second on average...
+    public var hashesPerAddressPerSecond = 2.0
+    /// ...and at once after a quiet spell.
+    public var hashBurstPerAddress = 10
+    /// Seconds of password hashing that may wait; past it, err:BUSY.
+    public var maxHashWait = 2.0
     /// Epoll threads serving the blog port; 0 is one per core, which
     /// served best when measured (README, "The event loop").
     public var eventLoops = 0

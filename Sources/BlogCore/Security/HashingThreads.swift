@@ -14,10 +14,13 @@ final class HashingThreads: Sendable {
     /// The one set the process uses.
     static let shared = HashingThreads(count: max(1, ProcessInfo.processInfo.activeProcessorCount))
 
+    /// Threads, so hashes that run at once.
+    let count: Int
     private let jobs = Mutex<[@Sendable () -> Void]>([])
     private let waiting = DispatchSemaphore(value: 0)
 
     private init(count: Int) {
+        self.count = count
         for index in 0 ..< count {
             let thread = Thread { [self] in
                 while true {

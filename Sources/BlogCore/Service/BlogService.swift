@@ -42,6 +42,10 @@ public final class BlogService: Sendable {
     private let logger: Logger
     private let now: @Sendable () -> Date
     private let hashCount = Atomic<Int>(0)
+    /// What one hash takes on a hashing thread, in nanoseconds: a moving
+    /// average, so the server's estimate of queued hash work follows the
+    /// machine's real speed.
+    private let hashNanoseconds: Atomic<Int>
 
     public init(store: BlogStore, pages: PageStore, settings: Settings = Settings(),
                 logger: Logger = Logger(label: "blogd.service"),
@@ -49,7 +53,10 @@ public final class BlogService: Sendable {
         self.store = store
         self.pages = pages
         self.settings = settings
+        let started = ContinuousClock.now
         self.hasher = try PasswordHasher(parameters: settings.scrypt)
+        // Making the hasher hashed its decoy: a first measure of the cost.
+        self.hashNanoseconds = Atomic(Self.nanoseconds(ContinuousClock.now - started))
         self.leases = LoginLeases(duration: settings.loginLease, now: now)
         self.throttle = LoginThrottle(policy: settings.loginThrottle, now: now)
         self.userPages = UserPages(store: pages, layout: PageLayout(pageSize: max(1, settings.pageSize)))
@@ -190,6 +197,12 @@ public final class BlogService: Sendable {
     /// decoy checks of unknown names): what the login throttle saves.
     public var passwordHashes: Int { hashCount.load(ordering: .relaxed) }
 
+    /// Seconds one password hash takes on a hashing thread, lately.
+    public var secondsPerHash: Double { Double(hashNanoseconds.load(ordering: .relaxed)) / 1e9 }
+
+    /// Hashes that run at once (one per core).
+    public var hashingThreads: Int { HashingThreads.shared.count }
+
     /// Writes `index.html` now (it is otherwise rewritten in the background
     /// shortly after each register and post).
     public func writeIndex() {
@@ -214,8 +227,20 @@ public final class BlogService: Sendable {
     /// in at once.
     private func hashing<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
         hashCount.add(1, ordering: .relaxed)
-        return try HashingThreads.shared.run { () -> Result<T, E> in
+        return try HashingThreads.shared.run { [hashNanoseconds] () -> Result<T, E> in
+            let started = ContinuousClock.now
+            defer {
+                // Racing updates may lose a sample; an average does not mind.
+                let sample = Self.nanoseconds(ContinuousClock.now - started)
+                let average = hashNanoseconds.load(ordering: .relaxed)
+                hashNanoseconds.store(average - average / 8 + sample / 8, ordering: .relaxed)
+            }
             do throws(E) { return .success(try body()) } catch { return .failure(error) }
         }.get()
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
 }

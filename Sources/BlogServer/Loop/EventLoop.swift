@@ -245,7 +245,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func admit(_ socket: Socket, peer: SocketAddress, at now: Moment) {
-        guard let admission = context.limits.admit() else {
+        let key = AddressKey(peer)
+        guard let admission = context.limits.admit(from: key) else {
             socket.close()
             return
         }
@@ -256,13 +257,13 @@ final class EventLoop: @unchecked Sendable {
         }()
         generations[slot] &+= 1
         let token = UInt64(slot + 1) << 32 | UInt64(generations[slot])
-        let connection = LoopConnection(socket: socket, token: token, peer: peer, admission: admission,
+        let connection = LoopConnection(socket: socket, token: token, peer: peer, budgetKey: key, admission: admission,
                                         options: context.connection)
         do {
             try epoll.add(socket.fd, events: .readable, token: token)
         } catch {
             socket.close()
-            context.limits.release(admission)
+            context.limits.release(admission, from: key)
             freeSlots.append(slot)
             return
         }
@@ -374,7 +375,7 @@ final class EventLoop: @unchecked Sendable {
     /// worker will post it back.
     private func dispatch(_ body: [UInt8], from connection: LoopConnection, at now: Moment) -> Outcome? {
         let token = connection.token
-        return context.router.route(body, session: connection.session, at: now) { [self] outcome, session in
+        return context.router.route(body, session: connection.session, from: connection.budgetKey, at: now) { [self] outcome, session in
             post(Completion(token: token, outcome: outcome, session: session))
         }
     }
@@ -395,7 +396,7 @@ final class EventLoop: @unchecked Sendable {
         freeSlots.append(slot)
         // Closing the descriptor also takes it out of the epoll set.
         connection.socket.close()
-        context.limits.release(connection.admission)
+        context.limits.release(connection.admission, from: connection.budgetKey)
         openConnections.subtract(1, ordering: .relaxed)
     }
 

@@ -10,6 +10,8 @@ final class LoopConnection {
     /// a closed connection never reaches a new one in the same slot.
     let token: UInt64
     let peer: SocketAddress
+    /// Whose budgets the connection spends: its address, or its IPv6 /64.
+    let budgetKey: AddressKey
     /// Whether it counts against the connection limit (rejected ones do not).
     let admission: Admission
     var machine: ConnectionMachine
@@ -24,10 +26,12 @@ final class LoopConnection {
     /// The earliest of this connection's entries in the loop's timer heap.
     var queuedDeadline: Moment?
 
-    init(socket: Socket, token: UInt64, peer: SocketAddress, admission: Admission, options: ConnectionMachine.Options) {
+    init(socket: Socket, token: UInt64, peer: SocketAddress, budgetKey: AddressKey, admission: Admission,
+         options: ConnectionMachine.Options) {
         self.socket = socket
         self.token = token
         self.peer = peer
+        self.budgetKey = budgetKey
         self.admission = admission
         self.machine = ConnectionMachine(options: options)
         self.session = Session(peerAddress: peer.host)

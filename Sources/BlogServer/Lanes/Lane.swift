@@ -1,16 +1,19 @@
 import Dispatch
 import Synchronization
 
-/// Runs request handlers, at most `limit` at a time, without blocking
-/// anyone while they wait for a turn.
+/// Runs request handlers on Dispatch, at most `limit` at a time, in the
+/// order they came, without holding a thread while they wait their turn.
 ///
 /// A handler blocks its thread (scrypt, the group commit's fsync, a user's
 /// lock). libdispatch has a fixed number of threads on Linux (255); if
 /// every one of them sat in a handler, the group commit could never get a
 /// thread to finish the commit they all wait for, and the server would
-/// hang. Capping the handlers leaves the rest of the pool for the
-/// committer, the timers and the accept loop.
-final class RequestLimiter: Sendable {
+/// hang. Capping each lane leaves the rest of the pool for the committer
+/// and the index writer.
+///
+///     let lane = Lane(name: "posts", limit: 64)
+///     lane.submit { service.handle(...) }
+final class Lane: Sendable {
     private struct State {
         var running = 0
         var waiting: [@Sendable () -> Void] = []
@@ -19,13 +22,17 @@ final class RequestLimiter: Sendable {
     }
 
     let limit: Int
-    private let queue = DispatchQueue(label: "blogd.requests", attributes: .concurrent)
+    private let queue: DispatchQueue
     private let state = Mutex(State())
 
-    init(limit: Int) {
+    init(name: String, limit: Int) {
         precondition(limit >= 1)
         self.limit = limit
+        queue = DispatchQueue(label: "blogd.lane.\(name)", attributes: .concurrent)
     }
+
+    /// Jobs running or waiting right now.
+    var load: Int { state.withLock { $0.running + $0.waiting.count - $0.head } }
 
     /// Runs `job` now if fewer than `limit` run, else when one ends.
     func submit(_ job: @escaping @Sendable () -> Void) {

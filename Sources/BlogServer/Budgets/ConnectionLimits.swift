@@ -1,0 +1,92 @@
+import BlogSockets
+import Synchronization
+
+/// How a new connection is taken.
+enum Admission: Sendable, Equatable {
+    /// Served: counts against the limits until its socket is closed.
+    case served
+    /// Over a limit: gets `err:BUSY` and is closed.
+    case rejected
+}
+
+/// The connection limits, exact whatever the load: in all
+/// (`maxConnections`) and per address (`maxPerAddress`, an IPv6 /64 being
+/// one address). A connection counts from its accept until its socket is
+/// closed. The total is one atomic compare-and-exchange, so no two loops
+/// can both take the last place; the per-address counts sit under a lock
+/// held for a dictionary update.
+final class ConnectionLimits: Sendable {
+    let maxConnections: Int
+    let maxPerAddress: Int
+    private let served = Atomic<Int>(0)
+    private let rejected = Atomic<Int>(0)
+    private let accepted = Atomic<Int>(0)
+    private let perAddress = Mutex<[AddressKey: Int]>([:])
+
+    init(maxConnections: Int, maxPerAddress: Int) {
+        self.maxConnections = max(1, maxConnections)
+        self.maxPerAddress = max(1, maxPerAddress)
+    }
+
+    /// Connections accepted since the start, whatever became of them.
+    var acceptedCount: Int { accepted.load(ordering: .relaxed) }
+
+    /// Served connections and rejected ones still closing.
+    var openCount: Int { served.load(ordering: .relaxed) + rejected.load(ordering: .relaxed) }
+
+    /// Served connections from `key` right now.
+    func openCount(from key: AddressKey) -> Int {
+        perAddress.withLock { $0[key] ?? 0 }
+    }
+
+    /// Takes a place for a new connection from `key`: `.served` while both
+    /// limits have room, `.rejected` past either, `nil` (close without a
+    /// word) once even rejections fill a second limit's worth, since they
+    /// cost too.
+    func admit(from key: AddressKey) -> Admission? {
+        accepted.add(1, ordering: .relaxed)
+        if reserveAddress(key) {
+            if reserve(served, below: maxConnections) { return .served }
+            releaseAddress(key)
+        }
+        if reserve(rejected, below: maxConnections) { return .rejected }
+        return nil
+    }
+
+    /// Gives the place back when the connection's socket is closed.
+    func release(_ admission: Admission, from key: AddressKey) {
+        switch admission {
+        case .served:
+            served.subtract(1, ordering: .relaxed)
+            releaseAddress(key)
+        case .rejected:
+            rejected.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    private func reserveAddress(_ key: AddressKey) -> Bool {
+        perAddress.withLock { counts in
+            let count = counts[key] ?? 0
+            guard count < maxPerAddress else { return false }
+            counts[key] = count + 1
+            return true
+        }
+    }
+
+    private func releaseAddress(_ key: AddressKey) {
+        perAddress.withLock { counts in
+            let count = (counts[key] ?? 1) - 1
+            counts[key] = count > 0 ? count : nil
+        }
+    }
+
+    private func reserve(_ counter: borrowing Atomic<Int>, below limit: Int) -> Bool {
+        var current = counter.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, original) = counter.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+}

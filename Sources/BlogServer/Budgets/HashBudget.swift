@@ -1,0 +1,18 @@
+import Synchronization
+
+/// Password hashes per address: a token bucket for each address (or IPv6
+/// /64), shared by every event loop. Registers and logins take a token
+/// whether the name exists or not, so random names drain it as fast as
+/// real ones.
+final class HashBudget: Sendable {
+    private let buckets: Mutex<TokenBuckets>
+
+    init(perSecond rate: Double, burst: Double) {
+        buckets = Mutex(TokenBuckets(rate: rate, burst: max(1, burst)))
+    }
+
+    /// Takes one hash for `key`; false when the address is over its budget.
+    func take(for key: AddressKey, at now: Moment) -> Bool {
+        buckets.withLock { $0.take(for: key, at: now) }
+    }
+}

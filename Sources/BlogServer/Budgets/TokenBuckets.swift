@@ -1,0 +1,64 @@
+/// A token bucket per address: each address may spend `rate` tokens a
+/// second, and up to `burst` at once after a quiet spell (nginx's
+/// limit_req with a burst, per address).
+///
+/// Memory is bounded: past `capacity` addresses, the ones whose bucket is
+/// full again (they have been quiet) are forgotten, and if that is not
+/// enough, the longest quiet. A flood from many addresses therefore costs
+/// at most `capacity` entries, and an address that is forgotten comes back
+/// with a full bucket, which is what it would have had anyway.
+///
+///     var buckets = TokenBuckets(rate: 2, burst: 10)
+///     if buckets.take(for: key, at: now) { /* hash the password */ } else { /* err:BUSY */ }
+struct TokenBuckets: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: Moment
+    }
+
+    let rate: Double
+    let burst: Double
+    let capacity: Int
+    private var buckets: [AddressKey: Bucket] = [:]
+
+    init(rate: Double, burst: Double, capacity: Int = 100_000) {
+        precondition(rate >= 0 && burst >= 1 && capacity >= 1)
+        self.rate = rate
+        self.burst = burst
+        self.capacity = capacity
+    }
+
+    /// Addresses remembered (for tests).
+    var count: Int { buckets.count }
+
+    /// Takes a token for `key`: false when its bucket is empty.
+    mutating func take(for key: AddressKey, at now: Moment) -> Bool {
+        var bucket = refilled(buckets[key], at: now)
+        guard bucket.tokens >= 1 else {
+            buckets[key] = bucket
+            return false
+        }
+        bucket.tokens -= 1
+        if buckets[key] == nil && buckets.count >= capacity { evict(at: now) }
+        buckets[key] = bucket
+        return true
+    }
+
+    /// Tokens `key` could spend now.
+    func tokens(for key: AddressKey, at now: Moment) -> Double {
+        refilled(buckets[key], at: now).tokens
+    }
+
+    private func refilled(_ bucket: Bucket?, at now: Moment) -> Bucket {
+        guard let bucket else { return Bucket(tokens: burst, updated: now) }
+        let earned = now.seconds(since: bucket.updated) * rate
+        return Bucket(tokens: min(burst, bucket.tokens + earned), updated: max(now, bucket.updated))
+    }
+
+    private mutating func evict(at now: Moment) {
+        buckets = buckets.filter { refilled($0.value, at: now).tokens < burst }
+        guard buckets.count >= capacity else { return }
+        let quietest = buckets.sorted { $0.value.updated < $1.value.updated }.prefix(buckets.count - capacity / 2)
+        for (key, _) in quietest { buckets[key] = nil }
+    }
+}
