@@ -10,7 +10,7 @@ import BlogWire
     @Test func keepAliveSessionSendsManyMessagesOnOneConnection() throws {
         let fixture = try TestServer { $0.connection.keepAlive = true }
         defer { fixture.shutdown() }
-        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 5)
+        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 60)
         defer { connection.close() }
         #expect(connection.peerAddress == "127.0.0.1")
         #expect(try connection.send(.registering(user: "kate", password: "pw")) == .registered)
@@ -27,7 +27,7 @@ import BlogWire
     @Test func pipelinedMessagesGetTheirRepliesInOrder() throws {
         let fixture = try TestServer { $0.connection.keepAlive = true }
         defer { fixture.shutdown() }
-        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 5)
+        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 60)
         defer { connection.close() }
         let messages = try [
             Request.registering(user: "liam", password: "pw"),
@@ -43,7 +43,7 @@ import BlogWire
     @Test func closedWriteHalfStillGetsTheReply() throws {
         let fixture = try TestServer()
         defer { fixture.shutdown() }
-        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 5)
+        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 60)
         defer { connection.close() }
         try connection.write(try Request.registering(user: "mia", password: "pw").wireMessage())
         connection.closeWrite()
@@ -53,7 +53,7 @@ import BlogWire
     @Test func localhostReachesAnIPv4OnlyServer() throws {
         let fixture = try TestServer(host: "127.0.0.1")
         defer { fixture.shutdown() }
-        let client = BlogClient(port: fixture.port, timeout: 5)
+        let client = BlogClient(port: fixture.port, timeout: 60)
         #expect(client.host == "localhost")
         #expect(try client.register(user: "nina", password: "pw") == .ok)
     }
@@ -62,7 +62,7 @@ import BlogWire
     func ipv6LoopbackWorks(host: String) throws {
         let fixture = try TestServer(host: "::1")
         defer { fixture.shutdown() }
-        let connection = try BlogConnection(host: host, port: fixture.port, timeout: 5)
+        let connection = try BlogConnection(host: host, port: fixture.port, timeout: 60)
         defer { connection.close() }
         #expect(connection.peerAddress == "::1")
         #expect(try connection.send(.registering(user: "omar", password: "pw")) == .registered)
@@ -72,7 +72,7 @@ import BlogWire
     @Test func callsAfterCloseFailAsClosed() throws {
         let fixture = try TestServer()
         defer { fixture.shutdown() }
-        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 5)
+        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 60)
         connection.close()
         #expect(throws: BlogClientError.closedWithoutReply(partial: "")) {
             try connection.send(.loggingIn(user: "pat", password: "pw"))

@@ -82,7 +82,7 @@ import BlogWire
     @Test func connectionLimitReachedIsBusy() throws {
         let fixture = try TestServer { $0.maxConnections = 1 }
         defer { fixture.shutdown() }
-        let idle = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 5)
+        let idle = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 60)
         defer { idle.close() }
         #expect(eventually { fixture.server.connectionCount == 1 })
         #expect(try fixture.client().register(user: "hank", password: "pw") == .busy)
@@ -91,7 +91,7 @@ import BlogWire
     @Test func incompleteMessageIsTimedOut() throws {
         let fixture = try TestServer { $0.connection.readTimeout = 0.3 }
         defer { fixture.shutdown() }
-        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 5)
+        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 60)
         defer { connection.close() }
         try connection.write(Array("login:ivy:pass".utf8))
         #expect(eventually { fixture.server.connectionCount == 1 })
@@ -105,7 +105,7 @@ import BlogWire
     @Test func unknownCommandIsReported() throws {
         let fixture = try TestServer()
         defer { fixture.shutdown() }
-        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 5)
+        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 60)
         defer { connection.close() }
         let reply = try connection.send(raw: Array("delete:alice[E];".utf8))
         #expect(reply == .unknownCommand)
@@ -121,7 +121,7 @@ import BlogWire
     func badFieldsAreBadArguments(message: [UInt8]) throws {
         let fixture = try TestServer()
         defer { fixture.shutdown() }
-        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 5)
+        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 60)
         defer { connection.close() }
         let reply = try connection.send(raw: message)
         #expect(reply == .badArguments)
@@ -130,7 +130,7 @@ import BlogWire
 }
 
 /// Waits until `condition` holds, polling; false after `timeout` seconds.
-func eventually(timeout: Double = 5, _ condition: () -> Bool) -> Bool {
+func eventually(timeout: Double = 60, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }

@@ -26,13 +26,13 @@ final class TestServer: @unchecked Sendable {
     }
 
     /// A one-connection-per-request client of this server.
-    func client(timeout: Double = 5) -> BlogClient {
+    func client(timeout: Double = 60) -> BlogClient {
         BlogClient(host: blog.host, port: blog.port, timeout: timeout)
     }
 
     /// Stops the server, closes the database, removes the folder.
     func shutdown() {
-        blog.tearDown(stopTimeout: 5)
+        blog.tearDown(stopTimeout: 60)
     }
 
     /// Makes every page write fail: the public folder becomes a regular file.

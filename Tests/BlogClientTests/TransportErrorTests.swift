@@ -60,7 +60,7 @@ import Testing
     @Test func serverThatHangsUpIsClosedWithoutReply() throws {
         let fake = ScriptedServer(reply: "")
         defer { fake.finish() }
-        let client = BlogClient(host: "127.0.0.1", port: fake.port, timeout: 5)
+        let client = BlogClient(host: "127.0.0.1", port: fake.port, timeout: 60)
         #expect(throws: BlogClientError.closedWithoutReply(partial: "")) {
             try client.login(user: "alice", password: "pw")
         }
@@ -72,7 +72,7 @@ import Testing
         let fake = ScriptedServer(reply: "log:O")
         defer { fake.finish() }
         #expect(throws: BlogClientError.closedWithoutReply(partial: "log:O")) {
-            try BlogClient(host: "127.0.0.1", port: fake.port, timeout: 5).login(user: "alice", password: "pw")
+            try BlogClient(host: "127.0.0.1", port: fake.port, timeout: 60).login(user: "alice", password: "pw")
         }
     }
 
@@ -80,7 +80,7 @@ import Testing
         let fake = ScriptedServer(reply: "hello there[E];")
         defer { fake.finish() }
         #expect(throws: BlogClientError.unexpectedReply("hello there")) {
-            try BlogClient(host: "127.0.0.1", port: fake.port, timeout: 5).register(user: "alice", password: "pw")
+            try BlogClient(host: "127.0.0.1", port: fake.port, timeout: 60).register(user: "alice", password: "pw")
         }
     }
 
@@ -88,7 +88,7 @@ import Testing
         let fake = ScriptedServer(reply: "log:OK[E];")
         defer { fake.finish() }
         #expect(throws: BlogClientError.unexpectedReply("log:OK")) {
-            try BlogClient(host: "127.0.0.1", port: fake.port, timeout: 5).register(user: "alice", password: "pw")
+            try BlogClient(host: "127.0.0.1", port: fake.port, timeout: 60).register(user: "alice", password: "pw")
         }
     }
 
@@ -110,7 +110,7 @@ import Testing
         // The server answers one message per connection, then closes.
         let fixture = try TestServer()
         defer { fixture.shutdown() }
-        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 5)
+        let connection = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 60)
         defer { connection.close() }
         #expect(try connection.send(.registering(user: "alice", password: "pw")) == .registered)
         #expect(throws: BlogClientError.closedWithoutReply(partial: "")) {

@@ -10,7 +10,7 @@ struct ConcurrencyTests {
         let f = try ServerFixture()
         defer { f.tearDown() }
         let replies = Locked<[String]>([])
-        let finished = runOnThreads(50, prepare: { _ in try? f.client(timeout: 30) }) { index, client in
+        let finished = runOnThreads(50, prepare: { _ in try? f.client(timeout: 60) }) { index, client in
             guard let client else { return replies.withLock { $0.append("connect failed") } }
             // Mixed case: the names are one name.
             let name = index % 2 == 0 ? "Racer" : "racer"
@@ -46,7 +46,7 @@ struct ConcurrencyTests {
             ]
             for (message, expected) in steps {
                 do {
-                    let client = try TestClient(port: port, timeout: 30)
+                    let client = try TestClient(port: port, timeout: 60)
                     try client.send(message)
                     let (reply, end) = client.readToEnd()
                     if reply != expected || end != .eof {
@@ -79,7 +79,7 @@ struct ConcurrencyTests {
         try f.registerAndLogin("Busy")
         let count = 20
         let replies = Locked<[String]>([])
-        let finished = runOnThreads(count, prepare: { _ in try? f.client(timeout: 30) }) { index, client in
+        let finished = runOnThreads(count, prepare: { _ in try? f.client(timeout: 60) }) { index, client in
             guard let client else { return replies.withLock { $0.append("connect failed") } }
             try? client.send("newpost:Busy:Title \(index):Body \(index)[E];")
             replies.withLock { $0.append((try? client.readReply()) ?? "no reply") }
@@ -103,7 +103,7 @@ struct ConcurrencyTests {
         let halfway = try f.client()
         try halfway.send("register:Half")
         #expect(eventually { f.server.connectionCount == 2 })
-        let active = try f.client(timeout: 10)
+        let active = try f.client(timeout: 60)
         try active.send("register:Active:pw[E];")
         #expect(try active.readReply() == "reg:OK[E];")
         // The reply came while both others are still waiting for their messages.
@@ -116,7 +116,7 @@ struct ConcurrencyTests {
         let f = try ServerFixture { $0.connection.keepAlive = true }
         defer { f.tearDown() }
         let failures = Locked<[String]>([])
-        let finished = runOnThreads(10, prepare: { _ in try? f.client(timeout: 30) }) { index, client in
+        let finished = runOnThreads(10, prepare: { _ in try? f.client(timeout: 60) }) { index, client in
             guard let client else { return failures.withLock { $0.append("connect failed") } }
             let user = "Keep\(index)"
             var messages = "register:\(user):pw[E];"

@@ -35,7 +35,7 @@ struct FloodTests {
         defer { f.tearDown() }
         let before = Hostile.residentBytes
         let opened = Date()
-        let idle = try (0..<count).map { _ in try f.client(timeout: 10) }
+        let idle = try (0..<count).map { _ in try f.client(timeout: 60) }
         let connectTime = Date().timeIntervalSince(opened)
         #expect(eventually(timeout: 30) { f.server.connectionCount == count }, "server holds \(f.server.connectionCount)")
 
@@ -86,7 +86,7 @@ struct FloodTests {
         let workers = (0..<4).map { worker in
             Background {
                 func connect() -> TestClient? {
-                    do { return try TestClient(port: port, timeout: 5) } catch {
+                    do { return try TestClient(port: port, timeout: 60) } catch {
                         failures.withLock { $0.append("connect: \(error)") }
                         return nil
                     }
@@ -115,7 +115,7 @@ struct FloodTests {
         }
         for worker in workers { #expect(worker.wait(timeout: 60)) }
         #expect(failures.value.isEmpty, "\(failures.value.prefix(5))")
-        #expect(eventually(timeout: 10) { f.server.connectionCount == 0 }, "\(f.server.connectionCount) left")
+        #expect(eventually(timeout: 60) { f.server.connectionCount == 0 }, "\(f.server.connectionCount) left")
         #expect(try f.ask("register:Survivor:pw[E];") == "reg:OK[E];")
         let names = try f.store.userSummaries().map(\.name)
         #expect(!names.contains { $0.hasPrefix("Gone") }, "a cut-off message was stored")
@@ -147,7 +147,7 @@ struct FloodTests {
     static func pipelineWithoutReading(_ f: ServerFixture, cap: Int = 50_000_000, deadline: Double = 20,
                                        patience: Double = 2) throws -> Pipelined {
         let end = Date().addingTimeInterval(deadline)
-        let client = try f.client(timeout: 10, receiveBuffer: 4096)
+        let client = try f.client(timeout: 60, receiveBuffer: 4096)
         Hostile.setSendBuffer(client.fd, 16 * 1024)
         // 7,281 messages a chunk, generated once and sent over and over.
         let chunk = Array([[UInt8]](repeating: garbageMessage, count: 65_536 / garbageMessage.count).joined())
@@ -196,7 +196,7 @@ struct FloodTests {
         // The client vanishes with its replies unread (a reset): the server
         // notices although it no longer reads from it.
         pipelined.client.close()
-        #expect(eventually(timeout: 5) { f.server.connectionCount == 0 }, "\(f.server.connectionCount) left")
+        #expect(eventually(timeout: 60) { f.server.connectionCount == 0 }, "\(f.server.connectionCount) left")
         #expect(try f.askOne("register:Later:pw[E];") == "reg:OK[E];")
     }
 
@@ -243,7 +243,7 @@ struct FloodTests {
         #expect(received.value == messages * Self.garbageReply.count,
                 "\(received.value / Self.garbageReply.count) replies for \(messages) messages")
         client.close()
-        #expect(eventually(timeout: 5) { f.server.connectionCount == 0 })
+        #expect(eventually(timeout: 60) { f.server.connectionCount == 0 })
         print(Self.memoryReport("paused client read \(messages) replies"))
     }
 

@@ -371,7 +371,7 @@ struct HostileInputTests {
         var chunk = [UInt8](repeating: UInt8(ascii: "p"), count: chunkSize)
         let head = Array("register:Huge:".utf8)
         chunk.replaceSubrange(0..<head.count, with: head)
-        let client = try f.client(timeout: 10)
+        let client = try f.client(timeout: 60)
         defer { client.close() }
         // A modest send buffer: the client cannot run megabytes ahead of
         // the server's reads in the kernel, so when the reply shows up

@@ -59,7 +59,7 @@ struct LimitsTests {
             $0.connection.readTimeout = 30
         }
         defer { f.tearDown() }
-        let client = try f.client(timeout: 10)
+        let client = try f.client(timeout: 60)
         try client.send("register:Endless:" + String(repeating: "p", count: 4096))
         // The connection stays open on our side: the reply comes from the size.
         #expect(try client.readReply() == "err:SIZE[E];")
@@ -70,7 +70,7 @@ struct LimitsTests {
     @Test func hugeStreamIsRefusedWithoutAReset() throws {
         let f = try ServerFixture { $0.connection.maxMessageBytes = 1024 }
         defer { f.tearDown() }
-        let client = try f.client(timeout: 10)
+        let client = try f.client(timeout: 60)
         let flood = [UInt8](repeating: UInt8(ascii: "a"), count: 2_000_000)
         let sendError = Locked<String?>(nil)
         let sender = Background {

@@ -46,7 +46,7 @@ final class ServerFixture: @unchecked Sendable {
 
     /// A new connection to the server (or to `server`, at `host`); with
     /// `source`, from that local IPv4 address (say, `127.0.0.2`).
-    func client(timeout: Double = 10, server: BlogServer? = nil, host: String? = nil,
+    func client(timeout: Double = 60, server: BlogServer? = nil, host: String? = nil,
                 receiveBuffer: Int32? = nil, source: String? = nil) throws -> TestClient {
         let client = try TestClient(port: (server ?? self.server).port, host: host ?? self.host,
                                     timeout: timeout, receiveBuffer: receiveBuffer, source: source)
@@ -56,7 +56,7 @@ final class ServerFixture: @unchecked Sendable {
 
     /// A new connection, returned once the server has accepted it: its read
     /// timeout then runs on the server's clock from now.
-    func acceptedClient(timeout: Double = 10) throws -> TestClient {
+    func acceptedClient(timeout: Double = 60) throws -> TestClient {
         let before = blog.server.acceptedConnections
         let client = try client(timeout: timeout)
         #expect(eventually { self.blog.server.acceptedConnections > before }, "the server never accepted")
@@ -108,7 +108,7 @@ final class ServerFixture: @unchecked Sendable {
     /// Closes the clients made by `client`, then stops the server (returns
     /// what `stop` returned), closes the store and removes the files.
     @discardableResult
-    func tearDown(stopTimeout: Double = 10) -> Bool {
+    func tearDown(stopTimeout: Double = 60) -> Bool {
         guard !blog.isTornDown else { return true }
         clients.withLock { clients in
             clients.forEach { $0.close() }

@@ -14,13 +14,13 @@ struct ShutdownTests {
         private let outcome = Locked<Bool?>(nil)
         private let work: Background
 
-        init(_ server: BlogServer, timeout: Double = 10) {
+        init(_ server: BlogServer, timeout: Double = 120) {
             let outcome = outcome
             work = Background { outcome.withLock { $0 = server.stop(timeout: timeout) } }
         }
 
         /// What `stop` returned, or nil if it did not return in time.
-        func result(within seconds: Double = 20) -> Bool? {
+        func result(within seconds: Double = 180) -> Bool? {
             work.wait(timeout: seconds) ? outcome.value : nil
         }
     }
@@ -114,7 +114,7 @@ struct ShutdownTests {
         #expect(stubborn.expectCleanEOF() == .eof)
         stubborn.close()
         #expect(eventually { f.server.connectionCount == 0 })
-        #expect(f.server.stop(timeout: 1) == true)
+        #expect(f.server.stop(timeout: 60) == true)
     }
 
     @Test func newConnectionsAreRefusedAfterStop() throws {
@@ -126,7 +126,7 @@ struct ShutdownTests {
         // Refused, or at most accepted by the kernel and closed unanswered.
         for _ in 0..<3 {
             do {
-                let client = try TestClient(port: port, timeout: 5)
+                let client = try TestClient(port: port, timeout: 60)
                 try? client.send("register:After:pw[E];")
                 let (reply, end) = client.readToEnd()
                 #expect(reply == "")
@@ -141,8 +141,8 @@ struct ShutdownTests {
     @Test func stopWithoutConnectionsReturnsTrueAndTwiceIsHarmless() throws {
         let f = try ServerFixture()
         defer { f.tearDown() }
-        #expect(f.server.stop(timeout: 5) == true)
-        #expect(f.server.stop(timeout: 5) == true)
+        #expect(f.server.stop(timeout: 60) == true)
+        #expect(f.server.stop(timeout: 60) == true)
     }
 
     @Test func startFailsOnAPortInUse() throws {

@@ -62,7 +62,7 @@ final class TestClient: @unchecked Sendable {
     /// `receiveBuffer` makes the server's writes block sooner. With
     /// `source` (an IPv4 literal such as `127.0.0.2`), the socket is bound
     /// to that local address first, so the server sees another peer.
-    init(port: Int, host: String = "127.0.0.1", timeout: Double = 10, receiveBuffer: Int32? = nil,
+    init(port: Int, host: String = "127.0.0.1", timeout: Double = 60, receiveBuffer: Int32? = nil,
          source: String? = nil) throws(ClientError) {
         let address: SocketAddress
         do { address = try SocketAddress(ip: host, port: port) } catch { throw .resolve(host) }
@@ -222,7 +222,7 @@ final class TestClient: @unchecked Sendable {
 /// `prepare(index)` (say, connect), then all wait for one another and run
 /// `body(index, prepared)` at once. Returns false if they did not all finish
 /// within `timeout` seconds.
-func runOnThreads<T>(_ count: Int, timeout: Double = 60,
+func runOnThreads<T>(_ count: Int, timeout: Double = 180,
                      prepare: @escaping @Sendable (Int) -> T,
                      _ body: @escaping @Sendable (Int, T) -> Void) -> Bool {
     let ready = DispatchGroup()
@@ -247,7 +247,7 @@ func runOnThreads<T>(_ count: Int, timeout: Double = 60,
 }
 
 /// Waits until `condition` holds, polling; false on timeout.
-func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+func eventually(timeout: Double = 60, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }
@@ -272,7 +272,7 @@ final class Background: Sendable {
 
     /// Whether the work finished within `timeout` seconds.
     @discardableResult
-    func wait(timeout: Double = 30) -> Bool {
+    func wait(timeout: Double = 120) -> Bool {
         done.wait(timeout: .now() + timeout) == .success
     }
 }

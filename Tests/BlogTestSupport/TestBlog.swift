@@ -137,7 +137,7 @@ public final class TestBlog: @unchecked Sendable {
     /// the folder. Returns what the server's `stop` returned. Only the first
     /// call does anything; later ones return true.
     @discardableResult
-    public func tearDown(stopTimeout: Double = 10) -> Bool {
+    public func tearDown(stopTimeout: Double = 60) -> Bool {
         let extras: [BlogServer]? = state.withLock {
             guard !tornDown else { return nil }
             tornDown = true

@@ -62,7 +62,7 @@ struct AuditLogTests {
         }
         #expect(server.stop() == 0)
         // The stderr pipe may deliver its last bytes just after the exit.
-        server.waitUntil(timeout: 5) { server.stderr.contains("stopped") }
+        server.waitUntil(timeout: 60) { server.stderr.contains("stopped") }
 
         let lines = server.requestLines
         #expect(lines.count == requests.count, "\(lines.joined(separator: "\n"))")
@@ -110,7 +110,7 @@ struct AuditLogTests {
         try WireConnection(port: port).close()
         usleep(200_000)
         #expect(server.stop() == 0)
-        server.waitUntil(timeout: 5) { server.stderr.contains("stopped") }
+        server.waitUntil(timeout: 60) { server.stderr.contains("stopped") }
 
         let replies = server.requestLines.map { metadata($0)["reply"] }
         #expect(replies == ["err:SIZE", "err:TIME", "err:ARGS"], "\(server.requestLines)")

@@ -58,7 +58,7 @@ final class BlogdProcess: Sendable {
 
     /// Waits for the `listening on HOST:PORT` line and returns the port,
     /// looking every `poll` microseconds.
-    func waitForPort(timeout: Double = 30, poll: UInt32 = 20_000) throws -> Int {
+    func waitForPort(timeout: Double = 120, poll: UInt32 = 20_000) throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let range = stderr.range(of: #"listening on \S+:(\d+)"#, options: .regularExpression) {
@@ -72,12 +72,12 @@ final class BlogdProcess: Sendable {
     }
 
     /// Sends `signal` and waits for the exit status.
-    func stop(signal: Int32 = SIGTERM, timeout: Double = 30) -> Int32? {
+    func stop(signal: Int32 = SIGTERM, timeout: Double = 60) -> Int32? {
         kill(process.processIdentifier, signal)
         return waitForExit(timeout: timeout)
     }
 
-    func waitForExit(timeout: Double = 30) -> Int32? {
+    func waitForExit(timeout: Double = 60) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         guard !process.isRunning else {
@@ -146,7 +146,7 @@ extension BlogdProcess {
     /// Kills the server with SIGKILL, as a crash or power cut would, and
     /// waits until it is gone. Returns the signal that ended it.
     @discardableResult
-    func crash(timeout: Double = 30) -> Int32? {
+    func crash(timeout: Double = 60) -> Int32? {
         stop(signal: SIGKILL, timeout: timeout)
     }
 

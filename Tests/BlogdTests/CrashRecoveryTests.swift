@@ -165,7 +165,7 @@ struct CrashRecoveryTests {
         first.crash()
         #expect(first.process.terminationReason == .uncaughtSignal)
         #expect(first.process.terminationStatus == SIGKILL)
-        #expect(finished.wait(timeout: .now() + 30) == .success)
+        #expect(finished.wait(timeout: .now() + 120) == .success)
         let acknowledged = tally.acknowledged.withLock { $0 }
         #expect(tally.unexpected.withLock { $0 }.isEmpty, "\(tally.unexpected.withLock { $0 })")
         let totalAcknowledged = acknowledged.values.reduce(0) { $0 + $1.count }
@@ -349,11 +349,11 @@ struct CrashRecoveryTests {
             defer { server.ensureStopped() }
             _ = try server.waitForPort(poll: 200)
             kill(server.pid, SIGTERM)
-            switch server.waitForExit(timeout: 3) {
+            switch server.waitForExit(timeout: 60) {
             case 0:
                 continue
             case nil:
-                failures.append("try \(trial): SIGTERM lost, still running 3 s later")
+                failures.append("try \(trial): SIGTERM lost, still running 60 s later")
             case let status?:
                 let how = server.process.terminationReason == .uncaughtSignal ? "killed by signal" : "exit"
                 failures.append("try \(trial): \(how) \(status), not a graceful stop")

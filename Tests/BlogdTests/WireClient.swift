@@ -25,7 +25,7 @@ struct WireConnection {
 
     /// Connects to `host` (an IPv4 or IPv6 literal) at `port` within
     /// `timeout` seconds, which then bounds every send and receive.
-    init(port: Int, host: String = "127.0.0.1", timeout: Int = 20) throws {
+    init(port: Int, host: String = "127.0.0.1", timeout: Int = 60) throws {
         self.timeout = Double(timeout)
         let address = try SocketAddress(ip: host, port: port)
         do {
