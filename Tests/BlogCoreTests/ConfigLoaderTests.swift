@@ -44,6 +44,11 @@ struct ConfigLoaderTests {
           "max_message_bytes": 1024,
           "read_timeout": 2.5,
           "max_connections": 10,
+          "event_loops": 3,
+          "max_connections_per_address": 4,
+          "hashes_per_address_per_second": 0.5,
+          "hash_burst_per_address": 6,
+          "max_hash_wait": 1.5,
           "login_lease": 60.5,
           "open_posting": true,
           "scrypt": { "log_n": 10, "r": 4, "p": 2 },
@@ -65,6 +70,11 @@ struct ConfigLoaderTests {
         #expect(config.maxMessageBytes == 65_536)
         #expect(config.readTimeout == 10)
         #expect(config.maxConnections == 1024)
+        #expect(config.eventLoops == 0)
+        #expect(config.maxConnectionsPerAddress == 32)
+        #expect(config.hashesPerAddressPerSecond == 2)
+        #expect(config.hashBurstPerAddress == 10)
+        #expect(config.maxHashWait == 2)
         #expect(config.loginLease == 3600)
         #expect(config.openPosting == false)
         #expect(config.scrypt == .standard)
@@ -137,6 +147,26 @@ struct ConfigLoaderTests {
         // Untouched keys keep the file's values.
         #expect(config.maxConnections == 10)
         #expect(config.publicFolder == "/srv/www")
+    }
+
+    @Test func budgetsFromTheFileAndTheEnvironment() async throws {
+        let file = try await load(Self.fullFile)
+        #expect(file.eventLoops == 3)
+        #expect(file.maxConnectionsPerAddress == 4)
+        #expect(file.hashesPerAddressPerSecond == 0.5)
+        #expect(file.hashBurstPerAddress == 6)
+        #expect(file.maxHashWait == 1.5)
+        let environment = try await load("{}", environment: [
+            "BLOGD_EVENT_LOOPS": "1", "BLOGD_MAX_CONNECTIONS_PER_ADDRESS": "8",
+            "BLOGD_HASHES_PER_ADDRESS_PER_SECOND": "3", "BLOGD_HASH_BURST_PER_ADDRESS": "12", "BLOGD_MAX_HASH_WAIT": "0.5",
+        ])
+        #expect(environment.eventLoops == 1)
+        #expect(environment.maxConnectionsPerAddress == 8)
+        #expect(environment.hashesPerAddressPerSecond == 3)
+        #expect(environment.hashBurstPerAddress == 12)
+        #expect(environment.maxHashWait == 0.5)
+        #expect(invalidKey(try await loadError(#"{"max_connections_per_address": 0}"#)) == "max_connections_per_address")
+        #expect(invalidKey(try await loadError(#"{"hash_burst_per_address": 0}"#)) == "hash_burst_per_address")
     }
 
     @Test func environmentOverridesDefaults() async throws {

@@ -91,12 +91,21 @@ struct ValidationTests {
         }
     }
 
-    @Test func titleLengthInCharacters() throws {
+    /// Characters are code points, as SQLite's length() and PostgreSQL's
+    /// char_length() count them: the rule and the schema agree.
+    @Test func titleLengthInCodePoints() throws {
         #expect(titleError(String(repeating: "t", count: 200)) == nil)
         #expect(titleError(String(repeating: "t", count: 201)) == .titleTooLong)
+        // A flag is two code points: 100 fit, 101 do not.
+        #expect(titleError(String(repeating: "🇨🇿", count: 100)) == nil)
+        #expect(titleError(String(repeating: "🇨🇿", count: 101)) == .titleTooLong)
+        // An e with a combining accent is two: 100 fit, 200 do not.
+        #expect(titleError(String(repeating: "e\u{301}", count: 100)) == nil)
+        #expect(titleError(String(repeating: "e\u{301}", count: 200)) == .titleTooLong)
         // Characters, not bytes: 200 two-byte letters and 200 multi-scalar emoji fit.
         #expect(titleError(String(repeating: "é", count: 200)) == nil)
-        #expect(titleError(String(repeating: "👍🏽", count: 200)) == nil)
+        #expect(titleError(String(repeating: "👍🏽", count: 100)) == nil, "thumb and skin tone: two code points")
+        #expect(titleError(String(repeating: "👍🏽", count: 101)) == .titleTooLong)
         #expect(titleError(String(repeating: "é", count: 201)) == .titleTooLong)
     }
 

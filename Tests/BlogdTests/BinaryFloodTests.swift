@@ -51,8 +51,8 @@ struct BinaryFloodTests {
         // 1,000 connections that send nothing.
         var idle: [WireConnection] = []
         defer { idle.forEach { $0.close() } }
-        for _ in 0..<idleCount { idle.append(try WireConnection(port: port, timeout: 20)) }
-        #expect(server.waitUntil(timeout: 10) { (server.openSocketCount ?? 0) >= baseSockets + idleCount },
+        for _ in 0..<idleCount { idle.append(try WireConnection(port: port, timeout: 60)) }
+        #expect(server.waitUntil(timeout: 60) { (server.openSocketCount ?? 0) >= baseSockets + idleCount },
                 "the server holds \(server.openSocketCount ?? -1) sockets, wanted \(baseSockets + idleCount)")
 
         // While they are open, a new client is served at once.
@@ -65,7 +65,7 @@ struct BinaryFloodTests {
         // The idle clients leave: the server lets go of every one.
         idle.forEach { $0.close() }
         idle = []
-        #expect(server.waitUntil(timeout: 10) { (server.openSocketCount ?? .max) <= baseSockets },
+        #expect(server.waitUntil(timeout: 60) { (server.openSocketCount ?? .max) <= baseSockets },
                 "\(server.openSocketCount ?? -1) sockets still open, \(baseSockets) before")
         let afterIdle = try #require(server.memoryKB())
 
@@ -74,12 +74,12 @@ struct BinaryFloodTests {
             let connection = try WireConnection(port: port)
             if n % 2 == 0 { connection.close() } else { connection.reset() }
         }
-        #expect(server.waitUntil(timeout: 10) { (server.openSocketCount ?? .max) <= baseSockets },
+        #expect(server.waitUntil(timeout: 60) { (server.openSocketCount ?? .max) <= baseSockets },
                 "\(server.openSocketCount ?? -1) sockets still open after the vanishing clients, \(baseSockets) before")
         #expect(try exchange("login:flood:pw[E];", port: port) == "log:OK[E];")
         let after = try #require(server.memoryKB())
         #expect(server.stop() == 0)
-        server.waitUntil(timeout: 5) { server.stderr.contains("stopped") }
+        server.waitUntil(timeout: 60) { server.stderr.contains("stopped") }
 
         // The audit log: a line per request, none for the clients that sent
         // nothing and left.
