@@ -75,6 +75,11 @@ public final class BlogServer: Sendable {
     /// Connections open right now, rejected ones included.
     public var connectionCount: Int { limits.openCount }
 
+    /// Open connections whose input the server leaves unread right now:
+    /// their replies pile up unread, or a message waits behind the one in
+    /// hand (backpressure), or the peer has closed its side.
+    public var unreadConnections: Int { state.withLock { $0.loops }.reduce(0) { $0 + $1.unreadCount } }
+
     /// The lanes and budgets requests go through (for tests).
     var router: RequestRouter? { state.withLock { $0.router } }
 

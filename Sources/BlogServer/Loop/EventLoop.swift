@@ -53,6 +53,7 @@ final class EventLoop: @unchecked Sendable {
     private let exited = DispatchSemaphore(value: 0)
     private let listenersDetached = DispatchSemaphore(value: 0)
     private let openConnections = Atomic<Int>(0)
+    private let unreadConnections = Atomic<Int>(0)
 
     // Loop-thread state.
     private var slots: [LoopConnection?] = []
@@ -95,6 +96,9 @@ final class EventLoop: @unchecked Sendable {
 
     /// Connections this loop holds open right now.
     var connectionCount: Int { openConnections.load(ordering: .relaxed) }
+
+    /// Open connections whose input the loop leaves unread right now.
+    var unreadCount: Int { unreadConnections.load(ordering: .relaxed) }
 
     /// Starts the loop's thread.
     func start() {
@@ -381,6 +385,11 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func updateInterest(_ connection: LoopConnection) {
+        let unread = connection.machine.phase == .open && !connection.machine.isReading
+        if unread != connection.countedUnread {
+            connection.countedUnread = unread
+            unreadConnections.add(unread ? 1 : -1, ordering: .relaxed)
+        }
         var wanted: Epoll.Events = []
         if connection.machine.isReading { wanted.insert(.readable) }
         if connection.waitingToWrite { wanted.insert(.writable) }
@@ -398,6 +407,7 @@ final class EventLoop: @unchecked Sendable {
         connection.socket.close()
         context.limits.release(connection.admission, from: connection.budgetKey)
         openConnections.subtract(1, ordering: .relaxed)
+        if connection.countedUnread { unreadConnections.subtract(1, ordering: .relaxed) }
     }
 
     // MARK: Timers

@@ -21,6 +21,8 @@ final class LoopConnection {
     var interest: Epoll.Events
     /// A send found the socket's buffer full: wait until it is writable.
     var waitingToWrite = false
+    /// Counted in the loop's connections left unread (open, not reading).
+    var countedUnread = false
     /// The machine's armed timer.
     var deadline: Moment?
     /// The earliest of this connection's entries in the loop's timer heap.
