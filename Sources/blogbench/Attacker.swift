@@ -26,7 +26,8 @@ struct NoAttack: Attacker {
 
 extension AttackKind {
     /// The attacker of this kind, from `source` to the blog port `blog` or
-    /// the HTTP port `http`.
+    /// the HTTP port `http` (which set-up has checked for every kind that
+    /// `needsHTTP`, so it is there when used).
     func attacker(blog: SocketAddress, http: SocketAddress?, source: SocketAddress,
                   connections: Int, timeout: Double) -> any Attacker {
         let blogRoute = Route(server: blog, source: source)
