@@ -1,0 +1,69 @@
+import BlogSockets
+import BlogWire
+
+/// Where connections go, and the local address they come from: the client
+/// and the attacker differ only in that, and the server tells them apart by it.
+struct Route: Sendable {
+    let server: SocketAddress
+    /// Bound before connecting, port 0 (any free one).
+    let source: SocketAddress
+
+    func connect(until deadline: Deadline) throws(SocketError) -> Socket {
+        try Socket.connect(to: server, from: source, until: deadline)
+    }
+}
+
+/// How one request on a connection of its own ended.
+enum OneShotOutcome: Sendable, Equatable {
+    /// The first reply's text; " (+ more)" when more came after it.
+    case reply(String)
+    case failed(ChurnFailure)
+    /// The run ended while it waited: neither an answer nor a failure.
+    case cut
+}
+
+/// The original client's way of asking: connect, send one message, read
+/// until the server closes, close.
+enum OneShot {
+    /// Sends `message` on a new connection of `route` and waits for the
+    /// reply, at most `timeout` seconds in all and never past the window's
+    /// end. Timed from connect to close, as the original client waits.
+    static func exchange(_ message: [UInt8], on route: Route, window: AttackWindow,
+                         timeout: Double) -> (outcome: OneShotOutcome, nanoseconds: UInt64) {
+        let start = monotonicNanoseconds()
+        let (deadline, cut) = window.deadline(timeout: timeout)
+        let outcome = exchange(message, on: route, until: deadline, cut: cut)
+        return (outcome, monotonicNanoseconds() - start)
+    }
+
+    /// For set-up, before the window opens: `timeout` seconds.
+    static func exchange(_ message: [UInt8], on route: Route, timeout: Double) -> OneShotOutcome {
+        exchange(message, on: route, until: Deadline(seconds: timeout), cut: false)
+    }
+
+    private static func exchange(_ message: [UInt8], on route: Route, until deadline: Deadline, cut: Bool) -> OneShotOutcome {
+        let received: [UInt8]
+        do throws(SocketError) {
+            let socket = try route.connect(until: deadline)
+            defer { socket.close() }
+            try socket.sendAll(message, until: deadline)
+            received = try socket.receiveUntilClosed(until: deadline)
+        } catch {
+            let failure = ChurnFailure(error)
+            if cut, case .timeout = failure { return .cut }
+            return .failed(failure)
+        }
+        return judge(received)
+    }
+
+    /// The first message of what the server sent before it closed.
+    static func judge(_ received: [UInt8]) -> OneShotOutcome {
+        var decoder = FrameDecoder()
+        decoder.append(received)
+        guard case .message(let body)? = decoder.next() else {
+            return .failed(received.isEmpty ? .noReply : .incompleteReply)
+        }
+        let more = decoder.next() != nil || decoder.hasPartialMessage
+        return .reply(ReplyText.of(body) + (more ? " (+ more)" : ""))
+    }
+}
