@@ -2,6 +2,8 @@
 -- The program creates exactly this schema through its first migration
 -- (Sources/BlogCore/Storage/Schema.swift); a test proves the two agree.
 -- Times are UTC text, 'YYYY-MM-DD HH:MM:SS.SSS'.
+-- A post's page is its page group (1 = oldest), chosen when it is stored;
+-- its weight is its escaped title and text in bytes (see PageLayout).
 
 CREATE TABLE users (
     id            INTEGER PRIMARY KEY,
@@ -16,7 +18,9 @@ CREATE TABLE posts (
     user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     title      TEXT    NOT NULL CHECK (length(title) BETWEEN 1 AND 200),
     content    TEXT    NOT NULL,
-    created_at TEXT    NOT NULL
+    created_at TEXT    NOT NULL,
+    page       INTEGER NOT NULL CHECK (page >= 1),
+    weight     INTEGER NOT NULL CHECK (weight >= 0)
 );
 
-CREATE INDEX posts_by_user ON posts(user_id, id);
+CREATE INDEX posts_by_user ON posts(user_id, page, id);

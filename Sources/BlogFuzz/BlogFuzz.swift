@@ -38,7 +38,7 @@ func check(_ data: [UInt8]) {
 }
 
 /// Parsing never crashes; what parses obeys the field rules, and a post
-/// renders to exactly one escaped line that reads back as itself.
+/// renders to exactly one escaped line of a valid UTF-8 page.
 func checkRequest(_ body: [UInt8]) {
     guard let request = try? Request(message: body) else { return }
     let name = request.user.value
@@ -49,12 +49,14 @@ func checkRequest(_ body: [UInt8]) {
         precondition((1...FieldRules.maxPasswordBytes).contains(password.utf8.count))
     case .newPost(let user, let title, let content):
         let post = PostRecord(id: 7, userID: 1, title: title, content: content, createdAt: Date(timeIntervalSince1970: 0))
-        let line = PageRenderer.postLine(post)
-        precondition(!line.contains("\n") && !line.contains("\r"), "a post spans lines")
-        precondition(!line.contains("<script") && !line.contains("<img"), "markup got through unescaped")
-        let page = PageRenderer.page(user: user.value, postLines: [line], archives: 0)
-        let parsed = ParsedPage(page, user: user.value)
-        precondition(parsed?.postIDs == [7], "the page does not read back")
+        let line = PageRenderer.fragment(post)
+        precondition(!line.contains(UInt8(ascii: "\n")) && !line.contains(UInt8(ascii: "\r")), "a post spans lines")
+        precondition(!contains(line, Array("<script".utf8)) && !contains(line, Array("<img".utf8)), "markup got through unescaped")
+        let page = PageRenderer.mainPage(user: user.value, fragments: [line], olderArchive: nil)
+        precondition(String(validating: page, as: UTF8.self) != nil, "the page is not UTF-8")
+        let lines = page.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        precondition(lines.filter { contains(Array($0), Array(PageRenderer.headingMarker.utf8)) }.count == 1, "not one heading line")
+        precondition(lines.filter { $0.starts(with: Array("<article".utf8)) }.map(Array.init) == [line], "the post is not one line of the page")
     }
 }
 

@@ -34,7 +34,7 @@ func openService(_ settings: BlogConfig, logger: Logger) throws -> (BlogStore, B
         throw fail("public folder not found or not writable: \(settings.publicFolder)")
     }
     do {
-        let store = try BlogStore(path: settings.database)
+        let store = try BlogStore(path: settings.database, layout: settings.serviceSettings.layout)
         let service = try BlogService(
             store: store, pages: PageStore(folder: URL(fileURLWithPath: settings.publicFolder)),
             settings: settings.serviceSettings, logger: logger)

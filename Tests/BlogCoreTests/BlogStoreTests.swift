@@ -253,7 +253,7 @@ struct BlogStoreTests {
             for index in 0 ..< 4 {
                 _ = try store.addPost(userID: index % 2 == 0 ? alice.id! : bob.id!, title: "t\(index)", content: "", at: t0)
             }
-            let oldest = try store.postsOldestFirst(ofUserID: alice.id!)
+            let oldest = try store.posts(ofUserID: alice.id!).reversed()
             #expect(oldest.map(\.title) == ["t0", "t2"])
             #expect(try store.postIDs(ofUserID: alice.id!) == oldest.map { $0.id! })
             #expect(try store.posts(ofUserID: alice.id!) == oldest.reversed())

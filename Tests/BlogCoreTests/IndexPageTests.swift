@@ -8,12 +8,12 @@ struct IndexPageTests {
     let late = Date(timeIntervalSince1970: 1_800_003_600)
 
     @Test func listsBlogsMostRecentlyActiveFirst() {
-        let page = IndexPage.render([
+        let page = text(IndexPage.render([
             BlogEntry(name: "quiet", lastPostAt: nil),
             BlogEntry(name: "old", lastPostAt: early),
             BlogEntry(name: "new", lastPostAt: late),
             BlogEntry(name: "Also-quiet", lastPostAt: nil),
-        ])
+        ]))
         let order = ["new.html", "old.html", "Also-quiet.html", "quiet.html"].map { page.range(of: "href=\"\($0)\"")!.lowerBound }
         #expect(order == order.sorted())
         #expect(page.contains("<time datetime=\"\(PostDate.machine(late))\">"))
@@ -24,12 +24,12 @@ struct IndexPageTests {
     }
 
     @Test func emptyIndexSaysSo() {
-        #expect(IndexPage.render([]).contains("No blogs yet."))
+        #expect(text(IndexPage.render([])).contains("No blogs yet."))
     }
 
     @Test func namesAreEscaped() {
         // Names cannot hold markup, but the renderer does not rely on that.
-        let page = IndexPage.render([BlogEntry(name: "<b>x", lastPostAt: nil)])
+        let page = text(IndexPage.render([BlogEntry(name: "<b>x", lastPostAt: nil)]))
         #expect(!page.contains("<b>x"))
         #expect(page.contains("&lt;b&gt;x"))
     }
@@ -73,8 +73,23 @@ struct IndexPageTests {
             _ = try store.createUser(name: "bob", passwordHash: "x", at: early)
             _ = try store.addPost(userID: alice.id!, title: "1", content: "", at: early)
             _ = try store.addPost(userID: alice.id!, title: "2", content: "", at: late)
-            let entries = try store.blogIndex().sorted { $0.name < $1.name }
+            let entries = try store.blogIndex(limit: 10).sorted { $0.name < $1.name }
             #expect(entries == [BlogEntry(name: "alice", lastPostAt: late), BlogEntry(name: "bob", lastPostAt: nil)])
+        }
+    }
+
+    /// The index lists at most `limit` blogs, the most recently active.
+    @Test func storeIndexIsBoundedToTheMostRecentlyActive() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try BlogStore(path: folder.appendingPathComponent("b.sqlite").path)
+            defer { try? store.close() }
+            for index in 0..<5 {
+                let user = try store.createUser(name: "u\(index)", passwordHash: "x", at: early)
+                _ = try store.addPost(userID: user.id!, title: "t", content: "", at: early.addingTimeInterval(Double(index)))
+            }
+            _ = try store.createUser(name: "silent", passwordHash: "x", at: early)
+            #expect(try store.blogIndex(limit: 3).map(\.name) == ["u4", "u3", "u2"])
+            #expect(try store.blogIndex(limit: 10).last?.name == "silent")
         }
     }
 }

@@ -2,71 +2,98 @@ import Foundation
 import Testing
 @testable import BlogCore
 
-/// PageLayout, ParsedPage, UserPages and the archive pages they keep.
+/// PageLayout's groups, UserPages on a real database, and the archive pages
+/// they keep.
 @Suite("Page archives")
 struct PageArchiveTests {
-    private func post(_ id: Int64) -> PostRecord {
-        PostRecord(id: id, userID: 1, title: "Post \(id)", content: "text \(id)",
-                   createdAt: TestClock.start.addingTimeInterval(Double(id)))
-    }
-
-    private func posts(_ range: ClosedRange<Int64>) -> [PostRecord] { range.map(post) }
-
-    private func ids(_ text: String?) -> [Int64]? {
-        text.flatMap { ParsedPage($0, user: "alice")?.postIDs }
-    }
-
     // MARK: PageLayout
 
-    @Test func archiveCount() {
-        let layout = PageLayout(pageSize: 3)
-        #expect((0 ... 12).map { layout.archiveCount(total: $0) } == [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3])
-        #expect(PageLayout(pageSize: 1).archiveCount(total: 1) == 0)
-        #expect(PageLayout(pageSize: 1).archiveCount(total: 2) == 1)
-        #expect(PageLayout(pageSize: 50).archiveCount(total: 99) == 0)
-        #expect(PageLayout(pageSize: 50).archiveCount(total: 100) == 1)
-    }
-
-    @Test func split() {
-        let layout = PageLayout(pageSize: 3)
-        let empty = layout.split(oldestFirst: [Int]())
-        #expect(empty.main.isEmpty && empty.archives.isEmpty)
-        let five = layout.split(oldestFirst: Array(1 ... 5))
-        #expect(five.main == [5, 4, 3, 2, 1])
-        #expect(five.archives.isEmpty)
-        let nine = layout.split(oldestFirst: Array(1 ... 9))
-        #expect(nine.main == [9, 8, 7])
-        #expect(nine.archives == [[3, 2, 1], [6, 5, 4]])
-        let eleven = layout.split(oldestFirst: Array(1 ... 11))
-        #expect(eleven.main == [11, 10, 9, 8, 7])
-        #expect(eleven.archives == [[3, 2, 1], [6, 5, 4]])
-    }
-
-    @Test func splitKeepsEveryPostOnceAndMainPageBounded() {
-        for size in 1 ... 6 {
-            let layout = PageLayout(pageSize: size)
-            for total in 0 ... 40 {
-                let (main, archives) = layout.split(oldestFirst: Array(0 ..< total))
-                let all = archives.reversed().flatMap { $0 } // newest archive first
-                #expect(main + all == Array((0 ..< total).reversed()), "size \(size), total \(total)")
-                #expect(archives.allSatisfy { $0.count == size })
-                #expect(main.count < 2 * size)
-                if total >= size { #expect(main.count >= size) }
-            }
+    /// Posts of `weights` joined one after another as the store joins them;
+    /// the groups they fall into, oldest first.
+    private func groups(_ weights: [Int], _ layout: PageLayout) -> [PageGroup] {
+        var groups: [PageGroup] = []
+        for weight in weights {
+            let page = layout.page(forWeight: weight, after: groups.last)
+            if groups.last?.page != page { groups.append(PageGroup(page: page, count: 0, weight: 0)) }
+            groups[groups.count - 1].count += 1
+            groups[groups.count - 1].weight += weight
         }
+        return groups
+    }
+
+    @Test func aGroupClosesAtPageSizePostsOrPageBytes() {
+        let layout = PageLayout(pageSize: 3, pageBytes: 100)
+        #expect(layout.page(forWeight: 10, after: nil) == 1)
+        #expect(layout.page(forWeight: 10, after: PageGroup(page: 1, count: 2, weight: 20)) == 1)
+        #expect(layout.page(forWeight: 10, after: PageGroup(page: 1, count: 3, weight: 30)) == 2, "full by count")
+        #expect(layout.page(forWeight: 81, after: PageGroup(page: 1, count: 1, weight: 20)) == 2, "over the bytes")
+        #expect(layout.page(forWeight: 80, after: PageGroup(page: 1, count: 1, weight: 20)) == 1, "exactly the bytes")
+        #expect(layout.page(forWeight: 500, after: nil) == 1, "a group always takes its first post")
+    }
+
+    /// With light posts the layout is the one of fixed archives: the main
+    /// page holds P to 2P-1 posts, archives exactly P.
+    @Test func lightPostsGiveFixedArchivesOfPageSize() {
+        let layout = PageLayout(pageSize: 3, pageBytes: 1 << 20)
+        let archives = (0...12).map { layout.plan(groups: groups(Array(repeating: 10, count: $0), layout)).newestArchive }
+        #expect(archives == [0, 0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3])
+        for total in 1...40 {
+            let all = groups(Array(repeating: 10, count: total), layout)
+            let plan = layout.plan(groups: all)
+            let main = all.filter { plan.mainPages!.contains($0.page) }.reduce(0) { $0 + $1.count }
+            #expect(main < 2 * 3 && (total < 3 || main >= 3), "total \(total): \(main) on the main page")
+            #expect(all.filter { $0.page <= plan.newestArchive }.allSatisfy { $0.count == 3 })
+        }
+    }
+
+    /// Whatever the weights, every post is on exactly one page, the main
+    /// page holds at most 2P-1 posts, and at most `pageBytes` unless it
+    /// shows a single group of one oversized post.
+    @Test func theMainPageStaysBoundedByCountAndBytes() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let layout = PageLayout(pageSize: Int.random(in: 1...6, using: &random), pageBytes: Int.random(in: 50...400, using: &random))
+            let weights = (0..<Int.random(in: 0...60, using: &random)).map { _ in Int.random(in: 0...300, using: &random) }
+            let all = groups(weights, layout)
+            let plan = layout.plan(groups: all)
+            #expect(all.reduce(0) { $0 + $1.count } == weights.count)
+            guard let main = plan.mainPages else {
+                #expect(weights.isEmpty)
+                continue
+            }
+            #expect(main.upperBound == all.last!.page && plan.newestArchive == main.lowerBound - 1)
+            let shown = all.filter { main.contains($0.page) }
+            #expect(shown.reduce(0) { $0 + $1.count } < 2 * layout.pageSize)
+            let weight = shown.reduce(0) { $0 + $1.weight }
+            let oneOversized = shown.count == 1 && shown[0].count == 1
+            let fullGroupAlone = shown.count == 1 && shown[0].count == layout.pageSize
+            #expect(weight <= layout.pageBytes || oneOversized || (fullGroupAlone && layout.pageSize == 1),
+                    "\(shown) over \(layout.pageBytes)")
+        }
+    }
+
+    /// A page of maximum-size posts: each is a group of its own, and the
+    /// main page shows the newest group only, so a small post after them
+    /// costs a small page.
+    @Test func afterHugePostsTheMainPageShowsOnlyTheOpenGroup() {
+        let layout = PageLayout(pageSize: 50, pageBytes: 256 * 1024)
+        let huge = 390_000
+        let all = groups(Array(repeating: huge, count: 20) + [300], layout)
+        #expect(all.count == 21)
+        #expect(layout.plan(groups: all) == PageLayout.Plan(mainPages: 21...21, newestArchive: 20))
     }
 
     // MARK: Rendering
 
     @Test func mainPageLinksToNewestArchive() {
-        let page = PageRenderer.page(user: "alice", posts: [post(9)], archives: 3)
+        let page = text(PageRenderer.mainPage(user: "alice", fragments: [], olderArchive: 3))
         #expect(page.contains("<nav class=\"archive\"><a href=\"alice.3.html\">Older posts</a></nav>"))
-        #expect(!PageRenderer.page(user: "alice", posts: [post(9)]).contains("<nav"))
-        #expect(!PageRenderer.page(user: "alice", posts: [post(9)], archives: 0).contains("<nav"))
+        #expect(!text(PageRenderer.mainPage(user: "alice", fragments: [], olderArchive: nil)).contains("<nav"))
     }
 
     @Test func archivePages() {
-        let first = PageRenderer.archivePage(user: "alice", number: 1, postLines: [PageRenderer.postLine(post(2))])
+        let post = PostRecord(id: 2, userID: 1, title: "Post 2", content: "text", createdAt: TestClock.start)
+        let first = text(PageRenderer.archivePage(user: "alice", number: 1, fragments: [PageRenderer.fragment(post)]))
         #expect(first.hasPrefix("<!DOCTYPE html>\n"))
         #expect(first.contains("<meta charset=\"utf-8\">"))
         #expect(first.contains("<link rel=\"stylesheet\" href=\"style.css\">"))
@@ -74,156 +101,145 @@ struct PageArchiveTests {
         #expect(first.contains("</h1>"))
         #expect(first.contains("<a href=\"alice.html\">Newest posts</a>"))
         #expect(!first.contains("Older posts"))
-        let third = PageRenderer.archivePage(user: "alice", number: 3, postLines: [])
+        let third = text(PageRenderer.archivePage(user: "alice", number: 3, fragments: []))
         #expect(third.contains("<a href=\"alice.html\">Newest posts</a> <a href=\"alice.2.html\">Older posts</a>"))
         #expect(PageRenderer.archiveFile(user: "alice", number: 7) == "alice.7.html")
     }
 
-    // MARK: ParsedPage
+    // MARK: UserPages on a real database
 
-    @Test func parsesRenderedMainPage() throws {
-        let lines = [post(3), post(2), post(1)].map(PageRenderer.postLine)
-        let page = try #require(ParsedPage(PageRenderer.page(user: "alice", postLines: lines, archives: 4), user: "alice"))
-        #expect(page.postIDs == [3, 2, 1])
-        #expect(page.postLines == lines)
-        #expect(page.olderArchive == 4)
-        let bare = try #require(ParsedPage(PageRenderer.page(user: "alice", posts: []), user: "alice"))
-        #expect(bare.postIDs.isEmpty)
-        #expect(bare.olderArchive == nil)
-    }
+    private struct Fixture {
+        let store: BlogStore
+        let folder: URL
+        let layout: PageLayout
+        let user: UserRecord
 
-    @Test func parsedArchivePageKnowsItsOlderArchive() throws {
-        // The "Older posts" link of archive 2 points to archive 1; the
-        // "Newest posts" link before it must not be mistaken for it.
-        let text = PageRenderer.archivePage(user: "alice", number: 2, postLines: [PageRenderer.postLine(post(4))])
-        let page = try #require(ParsedPage(text, user: "alice"))
-        #expect(page.postIDs == [4])
-        #expect(page.olderArchive == 1)
-    }
-
-    @Test func refusesDamagedPages() {
-        let good = PageRenderer.page(user: "alice", posts: [post(2), post(1)])
-        #expect(ParsedPage(good, user: "alice") != nil)
-        // Cut short anywhere before the end.
-        for cut in [1, 10, good.count / 2, good.count - 1] {
-            #expect(ParsedPage(String(good.prefix(cut)), user: "alice") == nil, "cut at \(cut)")
+        func pages(cache: FragmentCache = FragmentCache()) -> UserPages {
+            UserPages(store: PageStore(folder: folder), layout: layout, storage: store, cache: cache)
         }
-        #expect(ParsedPage("", user: "alice") == nil)
-        #expect(ParsedPage("<!DOCTYPE html>\n<p>no heading</p>\n</html>\n", user: "alice") == nil)
-        // A post line without a numeric id, or before the heading.
-        let noID = PageRenderer.page(user: "alice", posts: [PostRecord(id: nil, userID: 1, title: "t", content: "c", createdAt: TestClock.start)])
-        #expect(ParsedPage(noID, user: "alice") == nil)
-        let early = "<!DOCTYPE html>\n" + PageRenderer.postLine(post(1)) + "\n<h1>alice</h1>\n</html>\n"
-        #expect(ParsedPage(early, user: "alice") == nil)
-    }
 
-    // MARK: UserPages
-
-    private func withPages(size: Int, _ body: (UserPages, URL) throws -> Void) throws {
-        try withTemporaryFolder { (folder: URL) throws in
-            try body(UserPages(store: PageStore(folder: folder), layout: PageLayout(pageSize: size)), folder)
+        @discardableResult
+        func post(_ index: Int, content: String = "text") throws -> PostRecord {
+            try store.addPost(userID: user.id!, title: "Post \(index)", content: content,
+                              at: TestClock.start.addingTimeInterval(Double(index)), layout: layout)
         }
-    }
 
-    @Test func createWritesAnEmptyPage() throws {
-        try withPages(size: 3) { (pages: UserPages, folder: URL) throws in
-            try pages.create(user: "alice")
-            #expect(pages.store.read(user: "alice") == PageRenderer.page(user: "alice", posts: []))
-            #expect(pages.areCurrent(user: "alice", oldestFirst: []))
-            #expect(try fileNames(in: folder) == ["alice.html"])
-        }
-    }
-
-    @Test func addWithoutAPageAsksForARebuild() throws {
-        try withPages(size: 3) { (pages: UserPages, _: URL) throws in
-            #expect(try pages.add(post(1), user: "alice") == false)
-            #expect(pages.store.read(user: "alice") == nil, "nothing written")
-            try pages.store.write("<p>not a page</p>\n", user: "alice")
-            #expect(try pages.add(post(1), user: "alice") == false)
-            #expect(pages.store.read(user: "alice") == "<p>not a page</p>\n")
-        }
-    }
-
-    @Test func addArchivesWhenTheMainPageFills() throws {
-        try withPages(size: 3) { (pages: UserPages, folder: URL) throws in
-            try pages.create(user: "alice")
-            for id in Int64(1) ... 5 { #expect(try pages.add(post(id), user: "alice")) }
-            #expect(ids(pages.store.read(user: "alice")) == [5, 4, 3, 2, 1])
-            #expect(try fileNames(in: folder) == ["alice.html"])
-            #expect(try pages.add(post(6), user: "alice"))
-            #expect(ids(pages.store.read(user: "alice")) == [6, 5, 4])
-            #expect(ids(pages.store.read(file: "alice.1.html")) == [3, 2, 1])
-            #expect(ParsedPage(pages.store.read(user: "alice")!, user: "alice")?.olderArchive == 1)
-            for id in Int64(7) ... 9 { #expect(try pages.add(post(id), user: "alice")) }
-            #expect(ids(pages.store.read(user: "alice")) == [9, 8, 7])
-            #expect(ids(pages.store.read(file: "alice.2.html")) == [6, 5, 4])
-            #expect(ids(pages.store.read(file: "alice.1.html")) == [3, 2, 1])
-            #expect(ParsedPage(pages.store.read(user: "alice")!, user: "alice")?.olderArchive == 2)
-            #expect(try fileNames(in: folder) == ["alice.1.html", "alice.2.html", "alice.html"])
-        }
-    }
-
-    @Test func incrementalAddsEqualAFullRebuild() throws {
-        for size in [1, 2, 3, 5] {
-            try withTemporaryFolder { (folder: URL) throws in
-                let incrementalFolder = folder.appendingPathComponent("inc")
-                let rebuiltFolder = folder.appendingPathComponent("full")
-                try FileManager.default.createDirectory(at: incrementalFolder, withIntermediateDirectories: false)
-                try FileManager.default.createDirectory(at: rebuiltFolder, withIntermediateDirectories: false)
-                let layout = PageLayout(pageSize: size)
-                let incremental = UserPages(store: PageStore(folder: incrementalFolder), layout: layout)
-                let rebuilt = UserPages(store: PageStore(folder: rebuiltFolder), layout: layout)
-                try incremental.create(user: "alice")
-                for total in Int64(1) ... 16 {
-                    #expect(try incremental.add(post(total), user: "alice"))
-                    try rebuilt.rebuild(user: "alice", oldestFirst: posts(1 ... total))
-                    let names = try fileNames(in: incrementalFolder)
-                    #expect(names == (try fileNames(in: rebuiltFolder)), "size \(size), total \(total)")
-                    for name in names {
-                        #expect(incremental.store.read(file: name) == rebuilt.store.read(file: name), "\(name), size \(size), total \(total)")
-                    }
-                    #expect(incremental.areCurrent(user: "alice", oldestFirst: Array(1 ... total)))
+        /// The post ids on a page file, top to bottom (nil: no file).
+        func ids(_ file: String) -> [Int64]? {
+            PageStore(folder: folder).read(file: file).map { page in
+                page.split(separator: "\n").compactMap { line in
+                    line.firstMatch(of: /<article[^>]* id="post-(\d+)"/).flatMap { Int64($0.1) }
                 }
             }
         }
     }
 
-    @Test func rebuildRemovesArchivesBeyondTheLast() throws {
-        try withPages(size: 2) { (pages: UserPages, folder: URL) throws in
-            try pages.rebuild(user: "alice", oldestFirst: posts(1 ... 9))
-            #expect(try fileNames(in: folder) == ["alice.1.html", "alice.2.html", "alice.3.html", "alice.html"])
-            try pages.rebuild(user: "alice", oldestFirst: posts(1 ... 4))
-            #expect(try fileNames(in: folder) == ["alice.1.html", "alice.html"])
-            try pages.rebuild(user: "alice", oldestFirst: [])
-            #expect(try fileNames(in: folder) == ["alice.html"])
-            #expect(ids(pages.store.read(user: "alice")) == [])
+    private func withFixture(size: Int, bytes: Int = 1 << 20, _ body: (Fixture) throws -> Void) throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let pagesFolder = folder.appendingPathComponent("public")
+            try FileManager.default.createDirectory(at: pagesFolder, withIntermediateDirectories: false)
+            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            defer { try? store.close() }
+            let user = try store.createUser(name: "alice", passwordHash: "x", at: TestClock.start)
+            try body(Fixture(store: store, folder: pagesFolder, layout: PageLayout(pageSize: size, pageBytes: bytes), user: user))
         }
     }
 
-    @Test func areCurrentNoticesEveryDifference() throws {
-        try withPages(size: 2) { (pages: UserPages, _: URL) throws in
-            let all = Array(Int64(1) ... 7) // archives [2,1], [4,3]; main [7,6,5]
-            func reset() throws { try pages.rebuild(user: "alice", oldestFirst: posts(1 ... 7)) }
-            try reset()
-            #expect(pages.areCurrent(user: "alice", oldestFirst: all))
-            #expect(!pages.areCurrent(user: "alice", oldestFirst: Array(1 ... 6)), "a post the database no longer has")
-            #expect(!pages.areCurrent(user: "alice", oldestFirst: Array(1 ... 8)), "a post missing from the page")
-            #expect(!pages.areCurrent(user: "bob", oldestFirst: []), "no page at all")
+    @Test func aNewUserGetsAnEmptyMainPage() throws {
+        try withFixture(size: 3) { (fx: Fixture) throws in
+            #expect(try fx.pages().write(fx.user) == 0)
+            #expect(PageStore(folder: fx.folder).read(user: "alice") == PageRenderer.page(user: "alice", posts: []))
+            #expect(try fileNames(in: fx.folder) == ["alice.html"])
+        }
+    }
 
-            pages.store.remove(file: "alice.1.html")
-            #expect(!pages.areCurrent(user: "alice", oldestFirst: all), "archive missing")
-            try reset()
-            try pages.store.write("junk", file: "alice.3.html")
-            #expect(!pages.areCurrent(user: "alice", oldestFirst: all), "archive beyond the last")
-            pages.store.remove(file: "alice.3.html")
-            #expect(pages.areCurrent(user: "alice", oldestFirst: all))
-            let main = pages.store.read(user: "alice")!
-            try pages.store.write(String(main.dropLast(8)), user: "alice")
-            #expect(!pages.areCurrent(user: "alice", oldestFirst: all), "main page cut short")
-            try reset()
-            try pages.store.write(PageRenderer.archivePage(user: "alice", number: 2, postLines: posts(3 ... 3).map(PageRenderer.postLine)),
-                                  file: "alice.2.html")
-            #expect(!pages.areCurrent(user: "alice", oldestFirst: all), "archive missing a post")
+    @Test func archivesAppearAsTheMainPageFills() throws {
+        try withFixture(size: 3) { (fx: Fixture) throws in
+            let pages = fx.pages()
+            for index in 1...5 { try fx.post(index) }
+            #expect(try pages.write(fx.user) == 5)
+            #expect(fx.ids("alice.html") == [5, 4, 3, 2, 1])
+            #expect(try fileNames(in: fx.folder) == ["alice.html"])
+            try fx.post(6)
+            try pages.write(fx.user)
+            #expect(fx.ids("alice.html") == [6, 5, 4])
+            #expect(fx.ids("alice.1.html") == [3, 2, 1])
+            #expect(PageStore(folder: fx.folder).read(user: "alice")!.contains("href=\"alice.1.html\">Older posts"))
+            for index in 7...9 { try fx.post(index) }
+            try pages.write(fx.user)
+            #expect(fx.ids("alice.html") == [9, 8, 7])
+            #expect(fx.ids("alice.2.html") == [6, 5, 4])
+            #expect(fx.ids("alice.1.html") == [3, 2, 1])
+            #expect(try fileNames(in: fx.folder) == ["alice.1.html", "alice.2.html", "alice.html"])
+        }
+    }
+
+    /// An archive page is written once: later posts never touch it.
+    @Test func anArchivePageIsWrittenOnce() throws {
+        try withFixture(size: 2) { (fx: Fixture) throws in
+            let pages = fx.pages()
+            for index in 1...4 { try fx.post(index) }
+            try pages.write(fx.user)
+            let store = PageStore(folder: fx.folder)
+            try store.write("marker", file: "alice.1.html")
+            for index in 5...9 {
+                try fx.post(index)
+                try pages.write(fx.user)
+            }
+            #expect(store.read(file: "alice.1.html") == "marker")
+            #expect(fx.ids("alice.3.html") == [6, 5])
+        }
+    }
+
+    /// After a restart nothing is known of the archives on disk: the ones
+    /// there stay, the missing ones are written.
+    @Test func aFreshWriterWritesOnlyMissingArchives() throws {
+        try withFixture(size: 2) { (fx: Fixture) throws in
+            for index in 1...4 { try fx.post(index) }
+            try fx.pages().write(fx.user)
+            let store = PageStore(folder: fx.folder)
+            try store.write("marker", file: "alice.1.html")
+            for index in 5...8 { try fx.post(index) }
+            try fx.pages().write(fx.user)
+            #expect(store.read(file: "alice.1.html") == "marker")
+            #expect(fx.ids("alice.2.html") == [4, 3])
+            #expect(fx.ids("alice.3.html") == [6, 5])
+            #expect(fx.ids("alice.html") == [8, 7])
+        }
+    }
+
+    /// Written one post at a time, or all at once from the database: the
+    /// same bytes, for every page size and with heavy posts among light.
+    @Test(arguments: [1, 2, 3, 5])
+    func writingAfterEachPostEqualsRenderingFromTheDatabase(size: Int) throws {
+        try withFixture(size: size, bytes: 60) { (fx: Fixture) throws in
+            let pages = fx.pages()
+            try pages.write(fx.user)
+            for index in 1...16 {
+                try fx.post(index, content: index % 5 == 0 ? String(repeating: "\"", count: 20) : "t")
+                try pages.write(fx.user)
+                let rendered = try fx.pages(cache: FragmentCache()).render(fx.user)
+                #expect(try fileNames(in: fx.folder) == rendered.map(\.file).sorted(), "size \(size), \(index) posts")
+                for page in rendered {
+                    #expect(PageStore(folder: fx.folder).contents(of: page.file) == page.bytes, "\(page.file), size \(size), \(index) posts")
+                }
+            }
+        }
+    }
+
+    @Test func repairRewritesWhatDiffersAndRemovesArchivesBeyondTheNewest() throws {
+        try withFixture(size: 2) { (fx: Fixture) throws in
+            for index in 1...7 { try fx.post(index) }  // archives [2,1], [4,3]; main [7,6,5]
+            let pages = fx.pages()
+            let store = PageStore(folder: fx.folder)
+            #expect(try pages.repair(fx.user), "nothing was there")
+            #expect(try !pages.repair(fx.user), "all current")
+            store.remove(file: "alice.1.html")
+            try store.write("junk", file: "alice.3.html")
+            try store.write(String(store.read(user: "alice")!.dropLast(8)), user: "alice")
+            #expect(try pages.repair(fx.user))
+            #expect(try fileNames(in: fx.folder) == ["alice.1.html", "alice.2.html", "alice.html"])
+            #expect(try pages.areCurrent(fx.user))
         }
     }
 
@@ -234,10 +250,21 @@ struct PageArchiveTests {
             try store.write("one", file: "alice.1.html")
             #expect(store.exists(file: "alice.1.html"))
             #expect(store.read(file: "alice.1.html") == "one")
+            #expect(store.contents(of: "alice.1.html") == Array("one".utf8))
             store.remove(file: "alice.1.html")
             store.remove(file: "alice.1.html") // removing twice is harmless
             #expect(!store.exists(file: "alice.1.html"))
             #expect(try fileNames(in: folder).isEmpty)
         }
+    }
+
+    @Test func theFragmentCacheStaysWithinItsBytes() {
+        let cache = FragmentCache(capacity: 100)
+        for id in Int64(1)...30 { cache.store(Array(repeating: 0, count: 10), for: id) }
+        #expect(cache.byteCount <= 100)
+        #expect(cache.fragment(30) != nil, "the newest stay")
+        #expect(cache.fragment(1) == nil, "the oldest go")
+        cache.remove(30)
+        #expect(cache.fragment(30) == nil)
     }
 }

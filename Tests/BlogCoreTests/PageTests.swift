@@ -9,6 +9,17 @@ struct PageTests {
         PostRecord(id: id, userID: 1, title: title, content: content, createdAt: date)
     }
 
+    private func postLine(_ post: PostRecord) -> String {
+        text(PageRenderer.fragment(post))
+    }
+
+    private func escapeMultiline(_ text: String) -> String {
+        var out: [UInt8] = []
+        HTMLEscape.appendMultiline(text, to: &out)
+        #expect(out.count == HTMLEscape.multilineCount(text), "the weight of a text is what it takes on the page")
+        return BlogCoreTests.text(out)
+    }
+
     private func lines(_ page: String) -> [Substring] {
         page.split(separator: "\n", omittingEmptySubsequences: false)
     }
@@ -52,7 +63,7 @@ struct PageTests {
 
     @Test func postLineCarriesIdAndMachineDate() {
         // 2026-11-22T18:47:05Z
-        let line = PageRenderer.postLine(post(17, title: "Titulek", content: "Zde je text.", at: Date(timeIntervalSince1970: 1_795_373_225)))
+        let line = postLine(post(17, title: "Titulek", content: "Zde je text.", at: Date(timeIntervalSince1970: 1_795_373_225)))
         #expect(line.hasPrefix("<article "))
         #expect(line.hasSuffix("</article>"))
         #expect(line.contains("id=\"post-17\""))
@@ -83,7 +94,7 @@ struct PageTests {
     @Test func userTextIsEscaped() {
         let hostile = "<script>alert(1)</script> & \"quoted\" 'single'"
         let escaped = "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quoted&quot; &#39;single&#39;"
-        let line = PageRenderer.postLine(post(1, title: hostile, content: hostile))
+        let line = postLine(post(1, title: hostile, content: hostile))
         #expect(!line.contains("<script>"))
         #expect(!line.contains("</script>"))
         #expect(line.components(separatedBy: escaped).count == 3, "title and content both escaped")
@@ -95,12 +106,12 @@ struct PageTests {
     }
 
     @Test func escapeFunctions() {
-        #expect(HTML.escape("&<>\"'") == "&amp;&lt;&gt;&quot;&#39;")
-        #expect(HTML.escape("&amp;") == "&amp;amp;")
-        #expect(HTML.escape("plain ünïcödé 😀") == "plain ünïcödé 😀")
-        #expect(HTML.escape("") == "")
-        #expect(HTML.escape("\n") == "\n")
-        #expect(HTML.escapeMultiline("<a>\n&") == "&lt;a&gt;<br>&amp;")
+        #expect(HTMLEscape.escape("&<>\"'") == "&amp;&lt;&gt;&quot;&#39;")
+        #expect(HTMLEscape.escape("&amp;") == "&amp;amp;")
+        #expect(HTMLEscape.escape("plain ünïcödé 😀") == "plain ünïcödé 😀")
+        #expect(HTMLEscape.escape("") == "")
+        #expect(HTMLEscape.escape("\n") == "\n")
+        #expect(escapeMultiline("<a>\n&") == "&lt;a&gt;<br>&amp;")
     }
 
     @Test(arguments: [
@@ -118,8 +129,8 @@ struct PageTests {
         ("", ""),
     ])
     func lineBreaksBecomeBr(content: String, expected: String) {
-        #expect(HTML.escapeMultiline(content) == expected)
-        let line = PageRenderer.postLine(post(1, content: content))
+        #expect(escapeMultiline(content) == expected)
+        let line = postLine(post(1, content: content))
         #expect(line.contains("<div class=\"content\">\(expected)</div>"))
     }
 

@@ -86,7 +86,7 @@ struct SchemaTests {
             let store = try BlogStore(path: path)
             defer { try? store.close() }
             let applied = try store.pool.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-            #expect(applied == ["v1"])
+            #expect(applied == ["v1", "v2-page-groups"])
         }
     }
 
@@ -106,11 +106,17 @@ struct SchemaTests {
             #expect(fails("INSERT INTO users (name, password_hash, created_at) VALUES ('\(String(repeating: "a", count: 33))', 'h', '\(stamp)')"))
             #expect(fails("INSERT INTO users (name, password_hash, created_at) VALUES ('bob', '', '\(stamp)')"))
             #expect(fails("INSERT INTO users (name, password_hash, created_at) VALUES ('bob', NULL, '\(stamp)')"))
-            #expect(fails("INSERT INTO posts (user_id, title, content, created_at) VALUES (999, 't', 'c', '\(stamp)')"), "foreign key")
-            #expect(fails("INSERT INTO posts (user_id, title, content, created_at) VALUES (1, '', 'c', '\(stamp)')"))
-            #expect(fails("INSERT INTO posts (user_id, title, content, created_at) VALUES (1, '\(String(repeating: "t", count: 201))', 'c', '\(stamp)')"))
-            #expect(fails("INSERT INTO posts (user_id, title, content, created_at) VALUES (1, 't', NULL, '\(stamp)')"))
-            #expect(!fails("INSERT INTO posts (user_id, title, content, created_at) VALUES (1, 't', '', '\(stamp)')"))
+            func post(_ values: String) -> String {
+                "INSERT INTO posts (user_id, title, content, created_at, page, weight) VALUES (\(values))"
+            }
+            #expect(fails(post("999, 't', 'c', '\(stamp)', 1, 0")), "foreign key")
+            #expect(fails(post("1, '', 'c', '\(stamp)', 1, 0")))
+            #expect(fails(post("1, '\(String(repeating: "t", count: 201))', 'c', '\(stamp)', 1, 0")))
+            #expect(fails(post("1, 't', NULL, '\(stamp)', 1, 0")))
+            #expect(fails(post("1, 't', '', '\(stamp)', 0, 0")), "pages count from 1")
+            #expect(fails(post("1, 't', '', '\(stamp)', 1, -1")))
+            #expect(fails("INSERT INTO posts (user_id, title, content, created_at) VALUES (1, 't', '', '\(stamp)')"), "page and weight are required")
+            #expect(!fails(post("1, 't', '', '\(stamp)', 1, 0")))
 
             // Deleting a user deletes their posts.
             try store.pool.write { try $0.execute(sql: "DELETE FROM users WHERE name = 'ALICE'") }
@@ -129,6 +135,43 @@ struct SchemaTests {
             // schema.sql: 'YYYY-MM-DD HH:MM:SS.SSS', UTC.
             #expect(users == ["2027-01-15 08:00:00.250"])
             #expect(posts == ["2027-01-15 08:00:01.500"])
+        }
+    }
+
+    /// A database of the first release (posts without page groups) is
+    /// brought up to date: each post gets the group the layout would have
+    /// chosen, as if posted one after another.
+    @Test func databaseWithoutPageGroupsIsUpgraded() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let path = folder.appendingPathComponent("old.sqlite").path
+            let old = try DatabaseQueue(path: path)
+            try old.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL COLLATE NOCASE UNIQUE,
+                        password_hash TEXT NOT NULL, created_at TEXT NOT NULL);
+                    CREATE TABLE posts (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        title TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL);
+                    CREATE INDEX posts_by_user ON posts(user_id, id);
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1');
+                    INSERT INTO users VALUES (1, 'alice', 'h', '2027-01-15 08:00:00.000'), (2, 'bob', 'h', '2027-01-15 08:00:00.000');
+                    """)
+                for index in 1...7 {
+                    try db.execute(sql: "INSERT INTO posts (user_id, title, content, created_at) VALUES (?, ?, '<br>', '2027-01-15 08:00:00.000')",
+                                   arguments: [index % 2 + 1, "t\(index)"])
+                }
+            }
+            try old.close()
+            let store = try BlogStore(path: path, layout: PageLayout(pageSize: 2))
+            defer { try? store.close() }
+            let rows = try store.pool.read { try Row.fetchAll($0, sql: "SELECT user_id, page, weight FROM posts ORDER BY id") }
+            #expect(rows.map { $0["page"] as Int } == [1, 1, 1, 1, 2, 2, 2], "bob: 1, 3, 5 | alice: 2, 4, 6 | ...")
+            #expect(rows.allSatisfy { ($0["weight"] as Int) == PageRenderer.weight(title: "t1", content: "<br>") })
+            #expect(try store.pageGroups(ofUserID: 2, limit: nil) == [PageGroup(page: 2, count: 2, weight: 2 * rows[0]["weight"]),
+                                                                      PageGroup(page: 1, count: 2, weight: 2 * rows[0]["weight"])])
+            // New posts carry on from there.
+            let next = try store.addPost(userID: 1, title: "t8", content: "", at: Date(), layout: PageLayout(pageSize: 2))
+            #expect(next.page == 2, "alice had one post in group 2")
         }
     }
 }

@@ -80,3 +80,46 @@ func user(_ name: String) -> Username {
     // Force-try: tests only pass names that follow the rules.
     try! Username(name)
 }
+
+extension BlogStore {
+    /// `addPost` with the weight the service would compute and the default
+    /// layout (50 posts a page).
+    func addPost(userID: Int64, title: String, content: String, at date: Date,
+                 layout: PageLayout = PageLayout(pageSize: 50)) throws(StorageError) -> PostRecord {
+        try addPost(userID: userID, title: title, content: content,
+                    weight: PageRenderer.weight(title: title, content: content), at: date, layout: layout)
+    }
+}
+
+/// UTF-8 bytes as text, for checking rendered pages.
+func text(_ bytes: [UInt8]) -> String {
+    String(decoding: bytes, as: UTF8.self)
+}
+
+extension BlogStore {
+    /// Every post id of a user, oldest first.
+    func postIDs(ofUserID userID: Int64) throws(StorageError) -> [Int64] {
+        try postIDs(ofUserID: userID, pages: 1...Int(Int32.max)).reversed()
+    }
+}
+
+extension PageRenderer {
+    /// A user's main page as text, `posts` newest first.
+    static func page(user: String, posts: [PostRecord], archives: Int = 0) -> String {
+        text(mainPage(user: user, fragments: posts.map(fragment), olderArchive: archives > 0 ? archives : nil))
+    }
+}
+
+extension PageStore {
+    /// Writes a user's main page file as given (a test damaging it).
+    func write(_ text: String, user: String) throws(PageError) {
+        try write(text, file: PageRenderer.mainFile(user: user))
+    }
+}
+
+extension UserPages {
+    /// Whether every page of `user` on disk is what the database renders.
+    func areCurrent(_ user: UserRecord) throws -> Bool {
+        try render(user).allSatisfy { store.contents(of: $0.file) == $0.bytes }
+    }
+}

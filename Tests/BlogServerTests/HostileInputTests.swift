@@ -145,8 +145,7 @@ struct HostileInputTests {
         #expect(page.components(separatedBy: "</h1>").count - 1 == 1)
         #expect(page.components(separatedBy: "</main>").count - 1 == 1)
         #expect(page.components(separatedBy: "</article>").count - 1 == Self.markup.count)
-        let parsed = try #require(ParsedPage(page, user: "Mallory"))
-        #expect(parsed.postIDs.count == Self.markup.count)
+        #expect(page.components(separatedBy: "<article class=\"post\" id=\"post-").count - 1 == Self.markup.count)
         // The literal entity is escaped once more, so a browser shows it as typed.
         #expect(page.contains("&amp;amp; &amp;lt;b&amp;gt;"))
         #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
@@ -154,7 +153,7 @@ struct HostileInputTests {
         #expect(page.contains("&#39;&gt;&lt;svg/onload=alert(1)&gt;"))
         // The database is the source of truth and keeps the text as sent.
         let id = try #require(try f.store.user(named: "Mallory")?.id)
-        let stored = try f.store.postsOldestFirst(ofUserID: id)
+        let stored = try f.store.posts(ofUserID: id).reversed()
         #expect(stored.map(\.title) == sent.map(\.title))
         #expect(stored.map(\.content) == sent.map(\.content))
     }

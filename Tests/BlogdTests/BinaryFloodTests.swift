@@ -118,7 +118,7 @@ struct BinaryFloodTests {
         let store = try BlogStore(path: db, create: false, readOnly: true)
         defer { try? store.close() }
         let user = try #require(try store.user(named: "big"))
-        #expect(try store.postsOldestFirst(ofUserID: try #require(user.id)).map(\.title) == ["warm"], "nothing of it is stored")
+        #expect(try store.posts(ofUserID: try #require(user.id)).map(\.title) == ["warm"], "nothing of it is stored")
         let grownKB = after.peak - before.peak
         print("blogd 10 MB message: \(sent) bytes sent, server VmHWM \(before.peak) kB -> \(after.peak) kB (+\(grownKB) kB)")
         #expect(grownKB < 2 * 1024, "the peak resident size grew by \(grownKB) kB for a 10 MB message")

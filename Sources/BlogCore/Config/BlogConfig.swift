@@ -37,6 +37,9 @@ public struct BlogConfig: Sendable, Equatable {
     public var scrypt = ScryptParameters.standard
     /// Posts per archive page; the main page holds up to twice as many.
     public var pageSize = 50
+    /// Escaped text (bytes) one page group holds at most; the main page
+    /// shows at most that much but for one oversized post.
+    public var pageBytes = PageLayout.defaultPageBytes
     /// Failed logins of one user from one address before a lockout.
     public var loginFailuresAllowed = 5
     /// Seconds over which those failures count.
@@ -53,7 +56,7 @@ extension BlogConfig {
     /// The service settings this configuration asks for.
     public var serviceSettings: BlogService.Settings {
         BlogService.Settings(
-            openPosting: openPosting, scrypt: scrypt, loginLease: loginLease, pageSize: pageSize,
+            openPosting: openPosting, scrypt: scrypt, loginLease: loginLease, pageSize: pageSize, pageBytes: pageBytes,
             loginThrottle: .init(allowedFailures: loginFailuresAllowed, window: loginFailureWindow, lockout: loginLockout))
     }
 }

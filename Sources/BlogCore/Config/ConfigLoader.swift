@@ -98,6 +98,7 @@ public enum ConfigLoader {
             throw ConfigLoadError.invalidValue(key: "scrypt", reason: "\(config.scrypt) is a cost BoringSSL refuses (N must be below 2^(16r); r above 16 needs p of 2 or more)")
         }
         config.pageSize = try int(reader, "page_size", config.pageSize, 1...10_000)
+        config.pageBytes = try int(reader, "page_bytes", config.pageBytes, 1024...(64 << 20))
         config.loginFailuresAllowed = try int(reader, "login_failures_allowed", config.loginFailuresAllowed, 1...1_000_000)
         config.loginFailureWindow = try double(reader, "login_failure_window", config.loginFailureWindow, 0...(365 * 86_400))
         config.loginLockout = try double(reader, "login_lockout", config.loginLockout, 0...(365 * 86_400))

@@ -12,10 +12,17 @@ public struct BlogEntry: Sendable, Equatable, Codable {
 }
 
 /// `index.html`: every blog, most recently active first.
+/// `index.html`: the most recently active blogs, newest first.
+///
+/// Bounded: it lists at most `limit` blogs (the storage returns no more),
+/// so its cost does not grow with the number of users; a blog not on it
+/// is still at `NAME.html`.
 public enum IndexPage {
     public static let fileName = "index.html"
+    /// Blogs listed at most.
+    public static let limit = 1000
 
-    public static func render(_ blogs: [BlogEntry]) -> String {
+    public static func render(_ blogs: [BlogEntry]) -> [UInt8] {
         let sorted = blogs.sorted { a, b in
             switch (a.lastPostAt, b.lastPostAt) {
             case let (x?, y?): x != y ? x > y : a.name.lowercased() < b.name.lowercased()
@@ -28,9 +35,12 @@ public enum IndexPage {
         if sorted.isEmpty {
             lines.append("<p class=\"empty\">No blogs yet.</p>")
         } else {
+            if sorted.count >= limit {
+                lines.append("<p class=\"note\">The \(limit) most recently active blogs.</p>")
+            }
             lines.append("<ul class=\"blog-list\">")
-            for blog in sorted {
-                let name = HTML.escape(blog.name)
+            for blog in sorted.prefix(limit) {
+                let name = HTMLEscape.escape(blog.name)
                 let date = blog.lastPostAt.map {
                     "<time datetime=\"\(PostDate.machine($0))\">\(PostDate.human($0))</time>"
                 } ?? "<time>no posts yet</time>"
@@ -38,6 +48,6 @@ public enum IndexPage {
             }
             lines.append("</ul>")
         }
-        return PageRenderer.document(title: "Blogs", heading: "Blogs", postLines: lines, nav: [])
+        return PageRenderer.document(title: "Blogs", heading: "Blogs", fragments: lines.map { Array($0.utf8) }, nav: [])
     }
 }

@@ -1,31 +1,81 @@
+/// A run of a user's posts that share a page: the `page` column of posts.
+public struct PageGroup: Sendable, Equatable {
+    /// The group's number, from 1 (the oldest).
+    public var page: Int
+    public var count: Int
+    /// The posts' weight (`PageRenderer.weight`), summed.
+    public var weight: Int
+
+    public init(page: Int, count: Int, weight: Int) {
+        self.page = page
+        self.count = count
+        self.weight = weight
+    }
+}
+
 /// Which posts go on a user's main page and which on archive pages.
 ///
-/// The main page holds the newest posts; when it reaches `2 * pageSize`,
-/// the oldest `pageSize` of them move to a new archive page, which is then
-/// never written again. So a new post costs the same however many posts a
-/// user has, and archive page `k` always holds posts `(k-1)*P+1 ... k*P`
-/// (counting each user's posts from 1, oldest first).
+/// A user's posts fall into groups, oldest first: a group takes posts
+/// until it holds `pageSize` of them, or until the next post would take
+/// its weight past `pageBytes` (a group always takes its first post). Each
+/// post's group is stored with it when it is committed, so the layout is
+/// a fact of the database, not recomputed from the whole history.
+///
+/// The main page shows the open group (the last one, unless it is full)
+/// and the last closed group before it, as long as the two weigh at most
+/// `pageBytes` together; every older group is an archive page, written
+/// once when it leaves the main page. So the main page holds at most
+/// `2 * pageSize - 1` posts and, but for one oversized post, `pageBytes`
+/// of text: a post costs the same however many, and however large, the
+/// posts before it.
 public struct PageLayout: Sendable, Equatable {
     public let pageSize: Int
+    public let pageBytes: Int
 
-    public init(pageSize: Int) {
-        precondition(pageSize >= 1)
+    public init(pageSize: Int, pageBytes: Int = Self.defaultPageBytes) {
+        precondition(pageSize >= 1 && pageBytes >= 1)
         self.pageSize = pageSize
+        self.pageBytes = pageBytes
     }
 
-    /// How many archive pages `total` posts fill.
-    public func archiveCount(total: Int) -> Int {
-        total >= 2 * pageSize ? total / pageSize - 1 : 0
+    /// 256 KiB of escaped text.
+    public static let defaultPageBytes = 256 * 1024
+
+    /// What the main page shows.
+    public struct Plan: Sendable, Equatable {
+        /// The groups on the main page, oldest first; empty without posts.
+        public var mainPages: ClosedRange<Int>?
+        /// The newest archive page (0: none); archives are 1...newestArchive.
+        public var newestArchive: Int
     }
 
-    /// Splits post ids (any order is kept; `oldestFirst` must be oldest
-    /// first) into the main page's ids, newest first, and each archive
-    /// page's ids, newest first, archive 1 first.
-    public func split<T>(oldestFirst posts: [T]) -> (main: [T], archives: [[T]]) {
-        let archived = archiveCount(total: posts.count) * pageSize
-        let archives = stride(from: 0, to: archived, by: pageSize).map {
-            Array(posts[$0 ..< $0 + pageSize].reversed())
+    /// The group a new post of `weight` joins, after `last` (the user's
+    /// newest group, nil without posts).
+    public func page(forWeight weight: Int, after last: PageGroup?) -> Int {
+        guard let last else { return 1 }
+        if last.count >= pageSize || (last.count > 0 && last.weight + weight > pageBytes) { return last.page + 1 }
+        return last.page
+    }
+
+    /// The plan for a user whose newest groups are `last` and, before it,
+    /// `previous` (nil when there is none).
+    public func plan(last: PageGroup?, previous: PageGroup?) -> Plan {
+        guard let last, last.count > 0 else { return Plan(mainPages: nil, newestArchive: 0) }
+        // The open group, and the last closed one before it.
+        let openIsEmpty = last.count >= pageSize
+        let openWeight = openIsEmpty ? 0 : last.weight
+        let closed = openIsEmpty ? last : previous
+        let first: Int
+        if let closed, openIsEmpty || closed.weight + openWeight <= pageBytes {
+            first = closed.page
+        } else {
+            first = last.page
         }
-        return (Array(posts[archived...].reversed()), archives)
+        return Plan(mainPages: first...last.page, newestArchive: first - 1)
+    }
+
+    /// The plan for a user with all of `groups` (oldest first).
+    public func plan(groups: [PageGroup]) -> Plan {
+        plan(last: groups.last, previous: groups.count >= 2 ? groups[groups.count - 2] : nil)
     }
 }

@@ -1,104 +1,132 @@
-import Foundation
-
-/// The HTML of a user's page.
+/// The HTML of blogd's pages, rendered straight into UTF-8 bytes.
 ///
-/// The page is line-oriented, as the original server expects: the heading
-/// line holds `</h1>`, and each post is one line right after it, newest
-/// first, carrying its id, so `UserPages` can put a new post after the
-/// heading line and `ParsedPage` can read a page back.
+/// Pages are line-oriented, as the original server's were: the heading
+/// line holds `</h1>`, and each post is one line after it, newest first,
+/// carrying its id and a machine-readable date. A post's line (its
+/// fragment) depends on the post alone, so it is rendered once and reused
+/// on every page that shows it.
+///
+///     let fragment = PageRenderer.fragment(post)
+///     let page = PageRenderer.mainPage(user: "alice", fragments: [fragment], olderArchive: nil)
 public enum PageRenderer {
     /// The marker of the line after which posts go.
     public static let headingMarker = "</h1>"
 
-    /// A complete main page for `user` with `posts` (newest first).
-    public static func page(user: String, posts: [PostRecord], archives: Int = 0) -> String {
-        page(user: user, postLines: posts.map(postLine), archives: archives)
+    /// One post as one line (no line break): an `<article>` with the post
+    /// id, title, date and text.
+    public static func fragment(_ post: PostRecord) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(160 + post.title.utf8.count + post.content.utf8.count)
+        out += articleStart
+        out += Array(String(post.id ?? 0).utf8)
+        out += titleStart
+        HTMLEscape.append(post.title, to: &out)
+        out += dateStart
+        out += Array(PostDate.machine(post.createdAt).utf8)
+        out += dateMiddle
+        out += Array(PostDate.human(post.createdAt).utf8)
+        out += contentStart
+        HTMLEscape.appendMultiline(post.content, to: &out)
+        out += articleEnd
+        return out
     }
 
-    /// A main page from already rendered post lines, linking to the newest
-    /// of `archives` archive pages when there are any.
-    public static func page(user: String, postLines: [String], archives: Int) -> String {
-        document(title: "\(user) – blog", heading: user, postLines: postLines,
-                 nav: archives > 0 ? [(archiveFile(user: user, number: archives), "Older posts")] : [])
+    /// What a post's text weighs on a page: its title and content as
+    /// escaped, the part of its fragment that varies.
+    public static func weight(title: String, content: String) -> Int {
+        HTMLEscape.multilineCount(title) + HTMLEscape.multilineCount(content)
+    }
+
+    /// A user's main page: `fragments` newest first, linking to archive
+    /// page `olderArchive` when there is one.
+    public static func mainPage(user: String, fragments: [[UInt8]], olderArchive: Int?) -> [UInt8] {
+        document(title: "\(user) – blog", heading: user, fragments: fragments,
+                 nav: olderArchive.map { [(archiveFile(user: user, number: $0), "Older posts")] } ?? [])
     }
 
     /// Archive page `number` of `user`, written once when it fills.
-    public static func archivePage(user: String, number: Int, postLines: [String]) -> String {
-        var nav = [(user + ".html", "Newest posts")]
+    public static func archivePage(user: String, number: Int, fragments: [[UInt8]]) -> [UInt8] {
+        var nav = [(mainFile(user: user), "Newest posts")]
         if number > 1 { nav.append((archiveFile(user: user, number: number - 1), "Older posts")) }
-        return document(title: "\(user) (\(number)) – blog", heading: "\(user) · archive \(number)", postLines: postLines, nav: nav)
+        return document(title: "\(user) (\(number)) – blog", heading: "\(user) · archive \(number)",
+                        fragments: fragments, nav: nav)
     }
 
-    /// The file name of an archive page. Names hold no `.`, so `alice.2.html`
-    /// can never be the main page of another user.
+    /// `alice.html`.
+    public static func mainFile(user: String) -> String {
+        user + ".html"
+    }
+
+    /// `alice.2.html`. Names hold no `.`, so an archive page can never be
+    /// the main page of another user.
     public static func archiveFile(user: String, number: Int) -> String {
         "\(user).\(number).html"
     }
 
-    /// The shell every generated page shares: head, heading line, `body`
-    /// lines, optional navigation, footer.
-    static func document(title: String, heading: String, postLines: [String], nav: [(String, String)]) -> String {
-        var lines = [
-            "<!DOCTYPE html>",
-            "<html lang=\"en\">",
-            "<head>",
-            "<meta charset=\"utf-8\">",
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
-            "<title>\(HTML.escape(title))</title>",
-            "<link rel=\"stylesheet\" href=\"style.css\">",
-            "</head>",
-            "<body>",
-            "<main class=\"blog\">",
-            "<h1 class=\"blog-title\">\(HTML.escape(heading))</h1>",
-        ]
-        lines += postLines
-        if !nav.isEmpty {
-            let links = nav.map { "<a href=\"\(HTML.escape($0.0))\">\($0.1)</a>" }.joined(separator: " ")
-            lines.append("<nav class=\"archive\">\(links)</nav>")
+    /// The shell every page shares: head, heading line, one line per
+    /// fragment, optional navigation, footer.
+    static func document(title: String, heading: String, fragments: [[UInt8]], nav: [(href: String, text: String)]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(fragments.reduce(600) { $0 + $1.count + 1 })
+        out += documentStart
+        HTMLEscape.append(title, to: &out)
+        out += headStartToHeading
+        HTMLEscape.append(heading, to: &out)
+        out += headingEnd
+        for fragment in fragments {
+            out += fragment
+            out.append(UInt8(ascii: "\n"))
         }
-        lines += [
-            "</main>",
-            "<footer class=\"blog-footer\">Published with blogd</footer>",
-            "</body>",
-            "</html>",
-        ]
-        return lines.joined(separator: "\n") + "\n"
+        if !nav.isEmpty {
+            out += navStart
+            for (index, link) in nav.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: " ")) }
+                out += linkStart
+                HTMLEscape.append(link.href, to: &out)
+                out += linkMiddle
+                HTMLEscape.append(link.text, to: &out)
+                out += linkEnd
+            }
+            out += navEnd
+        }
+        out += documentEnd
+        return out
     }
 
-    /// One post as one line: an `<article>` carrying the post id and a
-    /// machine-readable date.
-    public static func postLine(_ post: PostRecord) -> String {
-        let id = post.id.map(String.init) ?? "new"
-        return "<article class=\"post\" id=\"post-\(id)\">"
-            + "<h2>\(HTML.escape(post.title))</h2>"
-            + "<p class=\"date\"><time datetime=\"\(PostDate.machine(post.createdAt))\">\(PostDate.human(post.createdAt))</time></p>"
-            + "<div class=\"content\">\(HTML.escapeMultiline(post.content))</div>"
-            + "</article>"
-    }
-}
+    private static let articleStart = Array("<article class=\"post\" id=\"post-".utf8)
+    private static let titleStart = Array("\"><h2>".utf8)
+    private static let dateStart = Array("</h2><p class=\"date\"><time datetime=\"".utf8)
+    private static let dateMiddle = Array("\">".utf8)
+    private static let contentStart = Array("</time></p><div class=\"content\">".utf8)
+    private static let articleEnd = Array("</div></article>".utf8)
 
-/// How post dates are written on pages.
-enum PostDate {
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let documentStart = Array("""
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>
+        """.utf8)
+    private static let headStartToHeading = Array("""
+        </title>
+        <link rel="stylesheet" href="style.css">
+        </head>
+        <body>
+        <main class="blog">
+        <h1 class="blog-title">
+        """.utf8)
+    private static let headingEnd = Array("</h1>\n".utf8)
+    private static let navStart = Array("<nav class=\"archive\">".utf8)
+    private static let linkStart = Array("<a href=\"".utf8)
+    private static let linkMiddle = Array("\">".utf8)
+    private static let linkEnd = Array("</a>".utf8)
+    private static let navEnd = Array("</nav>\n".utf8)
+    private static let documentEnd = Array("""
+        </main>
+        <footer class="blog-footer">Published with blogd</footer>
+        </body>
+        </html>
 
-    private static func parts(_ date: Date) -> DateComponents {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-    }
-
-    /// `2026-11-22T18:47:05Z`, for `<time datetime>`.
-    static func machine(_ date: Date) -> String {
-        let c = parts(date)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ",
-                      c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
-    }
-
-    /// `22 Nov 2026, 18:47 UTC`, for people.
-    static func human(_ date: Date) -> String {
-        let c = parts(date)
-        return "\(c.day!) \(months[c.month! - 1]) \(c.year!), "
-            + String(format: "%02d:%02d UTC", c.hour!, c.minute!)
-    }
+        """.utf8)
 }

@@ -8,44 +8,47 @@ public enum PageError: Error, Equatable, Sendable {
     case cannotWrite(path: String, errno: Int32)
 }
 
-/// The public web folder: each user's `NAME.html`, written atomically.
+/// The public web folder: the pages, each written whole and atomically.
 public struct PageStore: Sendable {
     public let folder: URL
+    /// `folder`'s path, ending in `/`.
+    private let prefix: String
 
     public init(folder: URL) {
         self.folder = folder
+        let path = folder.path
+        prefix = path.hasSuffix("/") ? path : path + "/"
     }
 
-    /// The page of `user`. Usernames hold no `/` or `.`, so this stays
+    /// The main page of `user`. Usernames hold no `/` or `.`, so this stays
     /// inside `folder`.
     public func url(for user: String) -> URL {
-        folder.appendingPathComponent(user + ".html", isDirectory: false)
+        folder.appendingPathComponent(PageRenderer.mainFile(user: user), isDirectory: false)
     }
 
-    /// The page's current text, or `nil` when missing or unreadable.
+    /// The main page's current text, or `nil` when missing or not UTF-8.
     public func read(user: String) -> String? {
-        read(file: user + ".html")
-    }
-
-    /// Writes the main page of `user`; see `write(_:file:)`.
-    public func write(_ text: String, user: String) throws(PageError) {
-        try write(text, file: user + ".html")
+        read(file: PageRenderer.mainFile(user: user))
     }
 
     /// A file's text, or `nil` when missing, unreadable or not UTF-8.
     public func read(file name: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else { return nil }
-        return String(validating: data, as: UTF8.self)
+        contents(of: name).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// A file's bytes, or `nil` when missing or unreadable.
+    public func contents(of name: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: prefix + name).map { Array($0) }
     }
 
     /// Whether a file of that name exists in the folder.
     public func exists(file name: String) -> Bool {
-        FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path)
+        access(prefix + name, F_OK) == 0
     }
 
     /// Removes a file if it is there.
     public func remove(file name: String) {
-        unlink(folder.appendingPathComponent(name).path)
+        unlink(prefix + name)
     }
 
     /// Removes temporary files a crash left behind (`.NAME.html.N.tmp`).
@@ -58,14 +61,18 @@ public struct PageStore: Sendable {
         return leftovers.count
     }
 
+    /// Writes `text` as the file `name`; see `write(_:file:)` for bytes.
+    public func write(_ text: String, file name: String) throws(PageError) {
+        try write(Array(text.utf8), file: name)
+    }
+
     /// Writes a whole file: to a temporary file beside it, then renamed
     /// over it, so a reader sees the old page or the new one, never half.
-    public func write(_ text: String, file name: String) throws(PageError) {
-        let target = folder.appendingPathComponent(name).path
-        let temporary = folder.appendingPathComponent(".\(name).\(UInt64.random(in: 0 ... .max)).tmp").path
+    public func write(_ bytes: [UInt8], file name: String) throws(PageError) {
+        let target = prefix + name
+        let temporary = prefix + ".\(name).\(UInt64.random(in: 0 ... .max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .cannotWrite(path: temporary, errno: errno) }
-        let bytes = Array(text.utf8)
         var written = 0
         var failure: Int32 = 0
         while written < bytes.count {

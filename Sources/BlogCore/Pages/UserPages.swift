@@ -1,69 +1,120 @@
-/// Keeps a user's main page and archive pages in step with the database.
-public struct UserPages: Sendable {
-    public let store: PageStore
-    public let layout: PageLayout
+import Synchronization
 
-    public init(store: PageStore, layout: PageLayout) {
+/// A user's pages as a pure function of the database: the main page and
+/// the archive pages are rendered from the user's rows (each post's
+/// fragment once, through the cache) and written whole. No page is read
+/// back to add a post.
+final class UserPages: Sendable {
+    let store: PageStore
+    let layout: PageLayout
+    let storage: any BlogStorage
+    let cache: FragmentCache
+    /// The newest archive page on disk, per user id, once known.
+    private let archived = Mutex<[Int64: Int]>([:])
+
+    init(store: PageStore, layout: PageLayout, storage: any BlogStorage, cache: FragmentCache) {
         self.store = store
         self.layout = layout
+        self.storage = storage
+        self.cache = cache
     }
 
-    /// Writes the empty page of a new user.
-    public func create(user: String) throws(PageError) {
-        try store.write(PageRenderer.page(user: user, postLines: [], archives: 0), user: user)
-    }
-
-    /// Puts a just-committed post at the top of the main page.
-    ///
-    /// Only the main page is read and written (at most `2 * pageSize`
-    /// posts), so the cost does not grow with the user's history. Returns
-    /// `false` when the page is missing or damaged and must be rebuilt.
-    public func add(_ post: PostRecord, user: String) throws(PageError) -> Bool {
-        guard let text = store.read(user: user), let page = ParsedPage(text, user: user) else { return false }
-        var lines = [PageRenderer.postLine(post)] + page.postLines
-        var archives = page.olderArchive ?? 0
-        if lines.count >= 2 * layout.pageSize {
-            // Archive first: if the main page write is then lost, the start
-            // check sees a stale main page and rebuilds it.
-            archives += 1
-            let moved = Array(lines.suffix(layout.pageSize))
-            try store.write(PageRenderer.archivePage(user: user, number: archives, postLines: moved),
-                            file: PageRenderer.archiveFile(user: user, number: archives))
-            lines.removeLast(layout.pageSize)
+    /// Writes the pages of `user` as the database holds them now: first
+    /// any archive page that newly left the main page (written once, never
+    /// again), then the main page. Returns the id of the newest post shown
+    /// (0 with none).
+    @discardableResult
+    func write(_ user: UserRecord) throws -> Int64 {
+        let userID = user.id ?? -1
+        let groups = try storage.pageGroups(ofUserID: userID, limit: 2)
+        let plan = layout.plan(last: groups.first, previous: groups.dropFirst().first)
+        let known = archived.withLock { $0[userID] }
+        let next = known.map { $0 + 1 } ?? firstUnwrittenArchive(of: user.name, newest: plan.newestArchive)
+        if next <= plan.newestArchive {
+            for number in next...plan.newestArchive {
+                try store.write(try archivePage(user, number: number), file: PageRenderer.archiveFile(user: user.name, number: number))
+            }
         }
-        try store.write(PageRenderer.page(user: user, postLines: lines, archives: archives), user: user)
-        return true
+        archived.withLock { $0[userID] = plan.newestArchive }
+        let ids = try plan.mainPages.map { try storage.postIDs(ofUserID: userID, pages: $0) } ?? []
+        let main = PageRenderer.mainPage(user: user.name, fragments: try fragments(ids),
+                                         olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil)
+        try store.write(main, file: PageRenderer.mainFile(user: user.name))
+        return ids.first ?? 0
     }
 
-    /// Rewrites every page of `user` from `posts` (oldest first), and
-    /// removes archive pages beyond the last one.
-    public func rebuild(user: String, oldestFirst posts: [PostRecord]) throws(PageError) {
-        let (main, archives) = layout.split(oldestFirst: posts)
-        for (index, archive) in archives.enumerated() {
-            try store.write(PageRenderer.archivePage(user: user, number: index + 1, postLines: archive.map(PageRenderer.postLine)),
-                            file: PageRenderer.archiveFile(user: user, number: index + 1))
+    /// Every page of `user` as the database says it should be, archives
+    /// first: file name and bytes.
+    func render(_ user: UserRecord) throws -> [(file: String, bytes: [UInt8])] {
+        let userID = user.id ?? -1
+        let plan = layout.plan(groups: try storage.pageGroups(ofUserID: userID, limit: nil).reversed())
+        var pages: [(file: String, bytes: [UInt8])] = []
+        if plan.newestArchive > 0 {
+            for number in 1...plan.newestArchive {
+                pages.append((PageRenderer.archiveFile(user: user.name, number: number), try archivePage(user, number: number)))
+            }
         }
-        try store.write(PageRenderer.page(user: user, postLines: main.map(PageRenderer.postLine), archives: archives.count),
-                        user: user)
-        var extra = archives.count + 1
-        while store.exists(file: PageRenderer.archiveFile(user: user, number: extra)) {
-            store.remove(file: PageRenderer.archiveFile(user: user, number: extra))
+        let ids = try plan.mainPages.map { try storage.postIDs(ofUserID: userID, pages: $0) } ?? []
+        pages.append((PageRenderer.mainFile(user: user.name),
+                      PageRenderer.mainPage(user: user.name, fragments: try fragments(ids),
+                                            olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil)))
+        return pages
+    }
+
+    /// Rewrites every page of `user` that is not what `render` gives
+    /// (all of them with `force`), and removes archive pages beyond the
+    /// newest. Returns whether anything changed on disk.
+    @discardableResult
+    func repair(_ user: UserRecord, force: Bool = false) throws -> Bool {
+        var changed = false
+        let pages = try render(user)
+        for page in pages where force || store.contents(of: page.file) != page.bytes {
+            try store.write(page.bytes, file: page.file)
+            changed = true
+        }
+        var extra = pages.count
+        while store.exists(file: PageRenderer.archiveFile(user: user.name, number: extra)) {
+            store.remove(file: PageRenderer.archiveFile(user: user.name, number: extra))
             extra += 1
+            changed = true
         }
+        archived.withLock { $0[user.id ?? -1] = pages.count - 1 }
+        return changed
     }
 
-    /// Whether the pages of `user` show exactly `postIDs` (oldest first)
-    /// where the layout puts them, each page whole.
-    public func areCurrent(user: String, oldestFirst postIDs: [Int64]) -> Bool {
-        let (main, archives) = layout.split(oldestFirst: postIDs)
-        guard let text = store.read(user: user), let page = ParsedPage(text, user: user),
-              page.postIDs == main, (page.olderArchive ?? 0) == archives.count
-        else { return false }
-        for (index, expected) in archives.enumerated() {
-            guard let text = store.read(file: PageRenderer.archiveFile(user: user, number: index + 1)),
-                  let archive = ParsedPage(text, user: user), archive.postIDs == expected
-            else { return false }
+    /// Forgets what it knew of `user`'s pages on disk (after a failed write).
+    func forget(_ user: UserRecord) {
+        archived.withLock { $0[user.id ?? -1] = nil }
+    }
+
+    private func archivePage(_ user: UserRecord, number: Int) throws -> [UInt8] {
+        let ids = try storage.postIDs(ofUserID: user.id ?? -1, pages: number...number)
+        return PageRenderer.archivePage(user: user.name, number: number, fragments: try fragments(ids))
+    }
+
+    /// The archive page to write first when nothing is known of this
+    /// user's archives (after a start): one past the newest that exists.
+    private func firstUnwrittenArchive(of user: String, newest: Int) -> Int {
+        var number = newest
+        while number > 0 && !store.exists(file: PageRenderer.archiveFile(user: user, number: number)) { number -= 1 }
+        return number + 1
+    }
+
+    /// The fragments of `ids`, in order: cached ones copied, the others
+    /// fetched in one query, rendered and cached.
+    private func fragments(_ ids: [Int64]) throws -> [[UInt8]] {
+        var fragments = ids.map { cache.fragment($0) }
+        let missing = zip(ids, fragments).compactMap { $1 == nil ? $0 : nil }
+        guard !missing.isEmpty else { return fragments.map { $0! } }
+        var rendered: [Int64: [UInt8]] = [:]
+        for post in try storage.posts(ids: missing) {
+            let fragment = PageRenderer.fragment(post)
+            rendered[post.id ?? -1] = fragment
+            cache.store(fragment, for: post.id ?? -1)
         }
-        return !store.exists(file: PageRenderer.archiveFile(user: user, number: archives.count + 1))
+        for index in fragments.indices where fragments[index] == nil {
+            fragments[index] = rendered[ids[index]] ?? []
+        }
+        return fragments.map { $0! }
     }
 }

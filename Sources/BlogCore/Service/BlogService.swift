@@ -6,8 +6,9 @@ import BlogWire
 
 /// The three operations of the protocol, from message bytes to reply.
 ///
-/// Synchronous by design: the network layer calls it from a connection's own
-/// queue, and it blocks only that connection while it hashes or commits.
+/// Synchronous by design: the server's lanes call it on Dispatch, and it
+/// blocks only that request while it hashes or commits. It speaks to the
+/// database through `BlogStorage` only, and renders pages from it.
 public final class BlogService: Sendable {
     public struct Settings: Sendable {
         /// Accept `newpost` from anyone, as the original did.
@@ -17,28 +18,36 @@ public final class BlogService: Sendable {
         public var loginLease: Double
         /// Posts per archive page; the main page holds up to twice as many.
         public var pageSize: Int
+        /// Escaped text a page group holds at most (see `PageLayout`).
+        public var pageBytes: Int
         /// When repeated failed logins lock a user out from an address.
         public var loginThrottle: LoginThrottle.Policy
 
         public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600,
-                    pageSize: Int = 50, loginThrottle: LoginThrottle.Policy = .init()) {
+                    pageSize: Int = 50, pageBytes: Int = PageLayout.defaultPageBytes,
+                    loginThrottle: LoginThrottle.Policy = .init()) {
             self.openPosting = openPosting
             self.scrypt = scrypt
             self.loginLease = loginLease
             self.pageSize = pageSize
+            self.pageBytes = pageBytes
             self.loginThrottle = loginThrottle
         }
+
+        /// The page layout these settings ask for.
+        public var layout: PageLayout { PageLayout(pageSize: max(1, pageSize), pageBytes: max(1, pageBytes)) }
     }
 
-    public let store: BlogStore
+    public let storage: any BlogStorage
     public let pages: PageStore
     public let settings: Settings
     let userPages: UserPages
+    let pageWriter: PageWriter
+    let fragments: FragmentCache
     let hasher: PasswordHasher
     let leases: LoginLeases
     let throttle: LoginThrottle
     let index: IndexUpdater
-    private let userLocks = KeyedLocks()
     private let logger: Logger
     private let now: @Sendable () -> Date
     private let hashCount = Atomic<Int>(0)
@@ -47,10 +56,10 @@ public final class BlogService: Sendable {
     /// machine's real speed.
     private let hashNanoseconds: Atomic<Int>
 
-    public init(store: BlogStore, pages: PageStore, settings: Settings = Settings(),
+    public init(store: any BlogStorage, pages: PageStore, settings: Settings = Settings(),
                 logger: Logger = Logger(label: "blogd.service"),
                 now: @escaping @Sendable () -> Date = Date.init) throws(PasswordHasher.HashError) {
-        self.store = store
+        self.storage = store
         self.pages = pages
         self.settings = settings
         let started = ContinuousClock.now
@@ -59,9 +68,11 @@ public final class BlogService: Sendable {
         self.hashNanoseconds = Atomic(Self.nanoseconds(ContinuousClock.now - started))
         self.leases = LoginLeases(duration: settings.loginLease, now: now)
         self.throttle = LoginThrottle(policy: settings.loginThrottle, now: now)
-        self.userPages = UserPages(store: pages, layout: PageLayout(pageSize: max(1, settings.pageSize)))
+        self.fragments = FragmentCache()
+        self.userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments)
+        self.pageWriter = PageWriter(pages: userPages)
         self.index = IndexUpdater(logger: logger) { [store, pages] in
-            try pages.write(IndexPage.render(try store.blogIndex()), file: IndexPage.fileName)
+            try pages.write(IndexPage.render(try store.blogIndex(limit: IndexPage.limit)), file: IndexPage.fileName)
         }
         self.logger = logger
         self.now = now
@@ -99,26 +110,21 @@ public final class BlogService: Sendable {
             // `index.html` is the list of blogs: no user may have that page.
             if Self.reservedNames.contains(user.key) { return .nameTaken }
             // Cheap check first, so taken names cost no scrypt.
-            if try store.user(named: user.value) != nil { return .nameTaken }
+            if try storage.user(named: user.value) != nil { return .nameTaken }
             let hash = try hashing { [hasher] () throws(PasswordHasher.HashError) in try hasher.hash(password) }
-            let reply = try userLocks.withLock(user.key) { () throws(StorageError) -> Reply in
-                let record = try store.createUser(name: user.value, passwordHash: hash, at: now())
-                do {
-                    try userPages.create(user: record.name)
-                } catch {
-                    // A failure reply must leave nothing behind, or a retry
-                    // would find its own name taken.
-                    logger.error("page not written", metadata: ["user": "\(record.name)", "error": "\(error)"])
-                    undo("user", record.name) { () throws(StorageError) in try store.deleteUser(id: record.id ?? -1) }
-                    return .databaseError
-                }
-                return .registered
+            let record = try storage.createUser(name: user.value, passwordHash: hash, at: now())
+            do {
+                try pageWriter.write(record)
+            } catch {
+                // A failure reply must leave nothing behind, or a retry
+                // would find its own name taken.
+                logger.error("page not written", metadata: ["user": "\(record.name)", "error": "\(error)"])
+                undo("user", record.name) { () throws(StorageError) in try storage.deleteUser(id: record.id ?? -1) }
+                return .databaseError
             }
-            if reply == .registered {
-                authenticate(user, &session)
-                index.changed()
-            }
-            return reply
+            authenticate(user, &session)
+            index.changed()
+            return .registered
         } catch StorageError.nameTaken {
             return .nameTaken
         } catch {
@@ -130,7 +136,7 @@ public final class BlogService: Sendable {
     private func login(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
         let record: UserRecord?
         do {
-            record = try store.user(named: user.value)
+            record = try storage.user(named: user.value)
         } catch {
             logger.error("login failed", metadata: ["user": "\(user)", "error": "\(error)"])
             return .databaseError
@@ -153,27 +159,29 @@ public final class BlogService: Sendable {
 
     private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session) -> Reply {
         do {
-            guard let owner = try store.user(named: user.value), let ownerID = owner.id else { return .postRefused }
+            guard let owner = try storage.user(named: user.value), let ownerID = owner.id else { return .postRefused }
             guard settings.openPosting
                 || session.authenticatedUsers.contains(user.key)
                 || leases.isHeld(by: user, from: session.peerAddress)
             else { return .postRefused }
-            // Holding the user's lock across commit and page update keeps the
-            // page in commit order, newest first.
-            return try userLocks.withLock(user.key) { () throws(StorageError) -> Reply in
-                let post = try store.addPost(userID: ownerID, title: title, content: content, at: now())
-                do {
-                    try updatePage(of: owner, with: post)
-                } catch {
-                    // Not on the page means not acknowledged: take the post
-                    // back, so that a retry does not store it twice.
-                    logger.error("page not updated", metadata: ["user": "\(owner.name)", "post": "\(post.id ?? 0)", "error": "\(error)"])
-                    undo("post", owner.name) { () throws(StorageError) in try store.deletePost(id: post.id ?? -1) }
-                    return .postFailed
-                }
-                index.changed()
-                return .posted
+            let weight = PageRenderer.weight(title: title, content: content)
+            let post = try storage.addPost(userID: ownerID, title: title, content: content, weight: weight,
+                                           at: now(), layout: settings.layout)
+            let postID = post.id ?? -1
+            do {
+                // Pages are rendered from the database: whoever writes the
+                // user's page after this commit shows this post, in order.
+                try pageWriter.ensure(owner, showing: postID)
+            } catch {
+                // Not on the page means not acknowledged: take the post
+                // back, so that a retry does not store it twice.
+                logger.error("page not updated", metadata: ["user": "\(owner.name)", "post": "\(postID)", "error": "\(error)"])
+                undo("post", owner.name) { () throws(StorageError) in try storage.deletePost(id: postID) }
+                fragments.remove(postID)
+                return .postFailed
             }
+            index.changed()
+            return .posted
         } catch StorageError.unknownUser {
             return .postRefused
         } catch {
@@ -182,15 +190,9 @@ public final class BlogService: Sendable {
         }
     }
 
-    private func updatePage(of owner: UserRecord, with post: PostRecord) throws {
-        if try !userPages.add(post, user: owner.name) {
-            try rebuildPage(of: owner)
-        }
-    }
-
     /// Rewrites a user's pages (main and archives) from the database.
     public func rebuildPage(of owner: UserRecord) throws {
-        try userPages.rebuild(user: owner.name, oldestFirst: store.postsOldestFirst(ofUserID: owner.id ?? -1))
+        try storage.withPageLock(userID: owner.id ?? -1) { try userPages.repair(owner, force: true) }
     }
 
     /// Password hashes and checks done so far (registers, logins, and the

@@ -19,7 +19,7 @@ final class IndexUpdater: Sendable {
     private let write: @Sendable () throws -> Void
     private let logger: Logger
 
-    init(interval: Double = 0.2, logger: Logger, write: @escaping @Sendable () throws -> Void) {
+    init(interval: Double = 1, logger: Logger, write: @escaping @Sendable () throws -> Void) {
         self.interval = interval
         self.logger = logger
         self.write = write

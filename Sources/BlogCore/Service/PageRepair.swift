@@ -23,13 +23,14 @@ extension BlogService {
         }
     }
 
-    /// Compares every user's pages with the database (each post line
-    /// carries its id) and rewrites those that are missing, stale or
-    /// damaged, and removes temporary files a crash left. `blogd serve`
-    /// runs this before it accepts connections.
+    /// Renders every user's pages from the database, compares them byte
+    /// for byte with what is on disk, rewrites those that are missing,
+    /// stale or damaged, removes archive pages beyond the newest and the
+    /// temporary files a crash left. `blogd serve` runs this before it
+    /// accepts connections.
     public func repairPages() throws(RepairError) -> PageReport {
         let users: [UserRecord]
-        do { users = try store.allUsers() } catch { throw .failed(user: "*", reason: "\(error)") }
+        do { users = try storage.allUsers() } catch { throw .failed(user: "*", reason: "\(error)") }
         var report = PageReport(checked: 0, rebuilt: [])
         // Let a background index write finish, so that its temporary file
         // is not taken for a leftover (the index is written at the end).
@@ -38,9 +39,7 @@ extension BlogService {
         for user in users {
             report.checked += 1
             do {
-                let ids = try store.postIDs(ofUserID: user.id ?? -1)
-                if !userPages.areCurrent(user: user.name, oldestFirst: ids) {
-                    try rebuildPage(of: user)
+                if try storage.withPageLock(userID: user.id ?? -1, { try userPages.repair(user) }) {
                     report.rebuilt.append(user.name)
                 }
             } catch {
@@ -57,11 +56,11 @@ extension BlogService {
         var users: [UserRecord] = []
         do {
             if names.isEmpty {
-                users = try store.allUsers()
+                users = try storage.allUsers()
             } else {
                 var unknown: [String] = []
                 for name in names {
-                    if let user = try store.user(named: name) { users.append(user) } else { unknown.append(name) }
+                    if let user = try storage.user(named: name) { users.append(user) } else { unknown.append(name) }
                 }
                 guard unknown.isEmpty else { throw RepairError.unknownUsers(unknown) }
             }

@@ -6,7 +6,7 @@ import GRDB
 /// A WAL `DatabasePool` lets readers (such as `blogd users`) run beside the
 /// server; `synchronous = FULL` makes every commit reach the disk before
 /// the call returns, so an OK reply can promise durability.
-public final class BlogStore: Sendable {
+public final class BlogStore: BlogStorage {
     let pool: DatabasePool
     /// Inserts from many clients share transactions (and fsyncs).
     let commits: GroupCommit
@@ -14,8 +14,10 @@ public final class BlogStore: Sendable {
     public let path: String
 
     /// Opens (or, with `create`, creates) the database at `path` and brings
-    /// its schema up to date. A read-only store never migrates.
-    public init(path: String, create: Bool = true, readOnly: Bool = false) throws(StorageError) {
+    /// its schema up to date. A read-only store never migrates. `layout`
+    /// groups the posts of a database from before page groups existed.
+    public init(path: String, create: Bool = true, readOnly: Bool = false,
+                layout: PageLayout = PageLayout(pageSize: 50)) throws(StorageError) {
         self.path = path
         if !create || readOnly {
             guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
@@ -35,7 +37,7 @@ public final class BlogStore: Sendable {
                 // GRDB picks NORMAL for WAL; NORMAL may lose the last commits
                 // on power loss, which would break the promise of an OK reply.
                 try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
-                try Schema.migrator.migrate(pool)
+                try Schema.migrator(layout: layout).migrate(pool)
             }
         } catch {
             throw .cannotOpen(path: path, reason: Self.reason(error))
@@ -81,22 +83,44 @@ public final class BlogStore: Sendable {
         }
     }
 
-    /// Inserts a post of an existing user. Returns once the commit is on
-    /// disk; concurrent inserts share one commit.
-    public func addPost(userID: Int64, title: String, content: String, at date: Date) throws(StorageError) -> PostRecord {
-        let post = PostRecord(id: nil, userID: userID, title: title, content: content, createdAt: date)
-        return try gate.pass { () throws(StorageError) in try insert(post) }
+    /// Inserts a post of an existing user in the page group `layout`
+    /// chooses. Returns once the commit is on disk; concurrent inserts
+    /// share one commit, and the committer runs them one after another, so
+    /// each sees the groups the ones before it filled.
+    public func addPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+                        layout: PageLayout) throws(StorageError) -> PostRecord {
+        try gate.pass { () throws(StorageError) in
+            try write { db in
+                let row = try Row.fetchOne(db, sql: """
+                    SELECT page, COUNT(*) AS count, SUM(weight) AS weight FROM posts
+                    WHERE user_id = ? AND page = (SELECT MAX(page) FROM posts WHERE user_id = ?)
+                    """, arguments: [userID, userID])
+                let last = row.flatMap { row -> PageGroup? in
+                    guard let page: Int = row["page"] else { return nil }
+                    return PageGroup(page: page, count: row["count"], weight: row["weight"] ?? 0)
+                }
+                var post = PostRecord(id: nil, userID: userID, title: title, content: content, createdAt: date,
+                                      page: layout.page(forWeight: weight, after: last), weight: weight)
+                try post.insert(db)
+                return post
+            }
+        }
     }
 
-    /// Inserts through group commit, mapping the constraint a caller can
-    /// cause (a taken name, an unknown user) to its own error.
+    /// Inserts through group commit (see `write`).
     private func insert<Record: MutablePersistableRecord & Sendable>(_ record: Record) throws(StorageError) -> Record {
+        try write { db in
+            var record = record
+            try record.insert(db)
+            return record
+        }
+    }
+
+    /// Runs `work` in the next group commit, mapping the constraints a
+    /// caller can cause (a taken name, an unknown user) to their own errors.
+    private func write<T: Sendable>(_ work: @escaping (Database) throws -> T) throws(StorageError) -> T {
         do {
-            return try commits.write { db in
-                var record = record
-                try record.insert(db)
-                return record
-            }
+            return try commits.write(work)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             throw .nameTaken
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
@@ -114,18 +138,33 @@ public final class BlogStore: Sendable {
         }
     }
 
-    /// A user's posts, oldest first.
-    public func postsOldestFirst(ofUserID userID: Int64) throws(StorageError) -> [PostRecord] {
+    public func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
         try read { db in
-            try PostRecord.filter(sql: "user_id = ?", arguments: [userID]).order(sql: "id").fetchAll(db)
+            try Row.fetchAll(db, sql: """
+                SELECT page, COUNT(*) AS count, SUM(weight) AS weight FROM posts
+                WHERE user_id = ? GROUP BY page ORDER BY page DESC LIMIT ?
+                """, arguments: [userID, limit ?? -1])
+                .map { PageGroup(page: $0["page"], count: $0["count"], weight: $0["weight"]) }
         }
     }
 
-    /// A user's post ids, oldest first.
-    public func postIDs(ofUserID userID: Int64) throws(StorageError) -> [Int64] {
+    public func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
         try read { db in
-            try Int64.fetchAll(db, sql: "SELECT id FROM posts WHERE user_id = ? ORDER BY id", arguments: [userID])
+            try Int64.fetchAll(db, sql: """
+                SELECT id FROM posts WHERE user_id = ? AND page BETWEEN ? AND ? ORDER BY page DESC, id DESC
+                """, arguments: [userID, pages.lowerBound, pages.upperBound])
         }
+    }
+
+    public func posts(ids: [Int64]) throws(StorageError) -> [PostRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try read { db in try PostRecord.fetchAll(db, keys: ids) }
+    }
+
+    /// SQLite has one writer process: the page writer's own per-user
+    /// serialization is enough.
+    public func withPageLock<T>(userID: Int64, _ body: () throws -> T) throws -> T {
+        try body()
     }
 
     /// Every user, by id.
@@ -149,15 +188,20 @@ public final class BlogStore: Sendable {
         }
     }
 
-    /// Every blog with its newest post time, for the index page. One index
-    /// lookup per user, so its cost does not grow with the posts.
-    public func blogIndex() throws(StorageError) -> [BlogEntry] {
+    /// The most recently active blogs, for the index page, in one query:
+    /// one index lookup per user for its newest post, so the cost does not
+    /// grow with the posts, and `limit` bounds what is returned.
+    public func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT u.name,
-                       (SELECT p.created_at FROM posts p WHERE p.user_id = u.id ORDER BY p.id DESC LIMIT 1) AS last
-                FROM users u
-                """).map { BlogEntry(name: $0["name"], lastPostAt: $0["last"]) }
+                SELECT name, last FROM (
+                    SELECT u.name AS name,
+                           (SELECT p.created_at FROM posts p WHERE p.user_id = u.id
+                            ORDER BY p.page DESC, p.id DESC LIMIT 1) AS last
+                    FROM users u)
+                ORDER BY last IS NULL, last DESC, name COLLATE NOCASE
+                LIMIT ?
+                """, arguments: [limit]).map { BlogEntry(name: $0["name"], lastPostAt: $0["last"]) }
         }
     }
 

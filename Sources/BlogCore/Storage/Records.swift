@@ -38,17 +38,24 @@ public struct PostRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     public var title: String
     public var content: String
     public var createdAt: Date
+    /// The page group the post belongs to (`PageLayout`), from 1.
+    public var page: Int
+    /// What its text weighs on a page (`PageRenderer.weight`).
+    public var weight: Int
 
-    public init(id: Int64? = nil, userID: Int64, title: String, content: String, createdAt: Date) {
+    public init(id: Int64? = nil, userID: Int64, title: String, content: String, createdAt: Date,
+                page: Int = 1, weight: Int? = nil) {
         self.id = id
         self.userID = userID
         self.title = title
         self.content = content
         self.createdAt = createdAt
+        self.page = page
+        self.weight = weight ?? PageRenderer.weight(title: title, content: content)
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, content
+        case id, title, content, page, weight
         case userID = "user_id"
         case createdAt = "created_at"
     }

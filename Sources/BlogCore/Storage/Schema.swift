@@ -17,17 +17,53 @@ enum Schema {
             user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
             title      TEXT    NOT NULL CHECK (length(title) BETWEEN 1 AND 200),
             content    TEXT    NOT NULL,
-            created_at TEXT    NOT NULL
+            created_at TEXT    NOT NULL,
+            page       INTEGER NOT NULL CHECK (page >= 1),
+            weight     INTEGER NOT NULL CHECK (weight >= 0)
         );
 
-        CREATE INDEX posts_by_user ON posts(user_id, id);
+        CREATE INDEX posts_by_user ON posts(user_id, page, id);
         """
 
-    static var migrator: DatabaseMigrator {
+    /// The migrations, in order. `layout` groups the posts of a database
+    /// made before posts had page groups.
+    static func migrator(layout: PageLayout) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: version1)
         }
+        migrator.registerMigration("v2-page-groups") { db in
+            try PageGroupUpgrade.run(db, layout: layout)
+        }
         return migrator
+    }
+}
+
+/// Brings a database of the first release, whose posts had no page groups,
+/// up to the current schema: adds `page` and `weight` and fills them in,
+/// post by post in order, as they would have been chosen. On a database
+/// that has them (every new one) it does nothing.
+enum PageGroupUpgrade {
+    static func run(_ db: Database, layout: PageLayout) throws {
+        let columns = try db.columns(in: "posts").map(\.name)
+        guard !columns.contains("page") else { return }
+        try db.execute(sql: """
+            ALTER TABLE posts ADD COLUMN page INTEGER NOT NULL DEFAULT 1 CHECK (page >= 1);
+            ALTER TABLE posts ADD COLUMN weight INTEGER NOT NULL DEFAULT 0 CHECK (weight >= 0);
+            DROP INDEX posts_by_user;
+            CREATE INDEX posts_by_user ON posts(user_id, page, id);
+            """)
+        var groups: [Int64: PageGroup] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, user_id, title, content FROM posts ORDER BY id") {
+            let userID: Int64 = row["user_id"]
+            let weight = PageRenderer.weight(title: row["title"], content: row["content"])
+            let last = groups[userID]
+            let page = layout.page(forWeight: weight, after: last)
+            var group = last?.page == page ? last! : PageGroup(page: page, count: 0, weight: 0)
+            group.count += 1
+            group.weight += weight
+            groups[userID] = group
+            try db.execute(sql: "UPDATE posts SET page = ?, weight = ? WHERE id = ?", arguments: [page, weight, row["id"] as Int64])
+        }
     }
 }

@@ -1,0 +1,59 @@
+import Foundation
+
+/// What the service needs of a database: users, posts, and the page groups
+/// posts fall into. `BlogStore` keeps them in SQLite; another backend
+/// (PostgreSQL) implements the same calls.
+///
+/// Every write returns once its commit is durable, so an OK reply sent
+/// after it keeps its promise.
+///
+///     let storage: any BlogStorage = try BlogStore(path: "data/blog.sqlite")
+///     let alice = try storage.createUser(name: "alice", passwordHash: hash, at: Date())
+public protocol BlogStorage: Sendable {
+    /// The user of that name, compared regardless of case.
+    func user(named name: String) throws(StorageError) -> UserRecord?
+
+    /// Inserts a user; `.nameTaken` when the name exists in any case.
+    func createUser(name: String, passwordHash: String, at date: Date) throws(StorageError) -> UserRecord
+
+    /// Deletes a user and their posts.
+    func deleteUser(id: Int64) throws(StorageError)
+
+    /// Inserts a post of an existing user (`.unknownUser` otherwise). Its
+    /// page group is chosen by `layout` from the user's newest group, in
+    /// the same transaction, so concurrent posts of one user never crowd
+    /// one group past its limits.
+    func addPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+                 layout: PageLayout) throws(StorageError) -> PostRecord
+
+    /// Deletes one post.
+    func deletePost(id: Int64) throws(StorageError)
+
+    /// The user's page groups, newest first; at most `limit` of them.
+    func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup]
+
+    /// Ids of the user's posts in `pages`, newest first.
+    func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64]
+
+    /// The posts with these ids, in any order.
+    func posts(ids: [Int64]) throws(StorageError) -> [PostRecord]
+
+    /// Every user, by id.
+    func allUsers() throws(StorageError) -> [UserRecord]
+
+    /// The `limit` most recently active blogs, with their newest post's time.
+    func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry]
+
+    /// Every user with post count and last post time, by name.
+    func userSummaries() throws(StorageError) -> [UserSummary]
+
+    /// Runs `body` holding the right to write the pages of `userID`: other
+    /// processes on the same database wait, so the last page written is
+    /// rendered from the last state committed. One process on SQLite needs
+    /// no more than its own page writer, which already writes one page of a
+    /// user at a time.
+    func withPageLock<T>(userID: Int64, _ body: () throws -> T) throws -> T
+
+    /// Closes the database; later calls fail.
+    func close() throws(StorageError)
+}

@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import BlogCore
+
+/// One page write per user at a time, shared by the requests that wait.
+@Suite("PageWriter")
+struct PageWriterTests {
+    /// A BlogStore whose page lock a test can hold shut.
+    final class GatedStorage: BlogStorage, @unchecked Sendable {
+        let store: BlogStore
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        private let gated = Atomic(true)
+
+        init(_ store: BlogStore) { self.store = store }
+
+        func withPageLock<T>(userID: Int64, _ body: () throws -> T) throws -> T {
+            if gated.exchange(false, ordering: .relaxed) {
+                entered.signal()
+                gate.wait()
+            }
+            return try body()
+        }
+
+        func user(named name: String) throws(StorageError) -> UserRecord? { try store.user(named: name) }
+        func createUser(name: String, passwordHash: String, at date: Date) throws(StorageError) -> UserRecord {
+            try store.createUser(name: name, passwordHash: passwordHash, at: date)
+        }
+        func deleteUser(id: Int64) throws(StorageError) { try store.deleteUser(id: id) }
+        func addPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+                     layout: PageLayout) throws(StorageError) -> PostRecord {
+            try store.addPost(userID: userID, title: title, content: content, weight: weight, at: date, layout: layout)
+        }
+        func deletePost(id: Int64) throws(StorageError) { try store.deletePost(id: id) }
+        func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
+            try store.pageGroups(ofUserID: userID, limit: limit)
+        }
+        func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
+            try store.postIDs(ofUserID: userID, pages: pages)
+        }
+        func posts(ids: [Int64]) throws(StorageError) -> [PostRecord] { try store.posts(ids: ids) }
+        func allUsers() throws(StorageError) -> [UserRecord] { try store.allUsers() }
+        func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] { try store.blogIndex(limit: limit) }
+        func userSummaries() throws(StorageError) -> [UserSummary] { try store.userSummaries() }
+        func close() throws(StorageError) { try store.close() }
+    }
+
+    /// Ten posts of one user committed while the first one's page write is
+    /// held up: when it goes on, it renders all ten, and the other nine
+    /// find their post shown without writing.
+    @Test func postsCommittedTogetherShareOnePageWrite() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            defer { try? store.close() }
+            let storage = GatedStorage(store)
+            let pages = UserPages(store: PageStore(folder: folder), layout: PageLayout(pageSize: 50),
+                                  storage: storage, cache: FragmentCache())
+            let writer = PageWriter(pages: pages)
+            let alice = try store.createUser(name: "alice", passwordHash: "x", at: TestClock.start)
+            let posts = try (0..<10).map { try store.addPost(userID: alice.id!, title: "t\($0)", content: "c", at: TestClock.start) }
+            let done = DispatchGroup()
+            let failures = Collector<String>()
+            func ensure(_ post: PostRecord) {
+                DispatchQueue.global().async(group: done) {
+                    do { try writer.ensure(alice, showing: post.id!) } catch { failures.append("\(error)") }
+                }
+            }
+            ensure(posts[0])
+            storage.entered.wait()
+            for post in posts.dropFirst() { ensure(post) }
+            // The nine wait for the writer: a request waits or writes, and
+            // nothing but the first can write while it holds the claim.
+            #expect(writer.writeCount == 1)
+            storage.gate.signal()
+            done.wait()
+            #expect(failures.all.isEmpty)
+            #expect(writer.writeCount == 1, "one write showed all ten posts")
+            let page = try #require(PageStore(folder: folder).read(user: "alice"))
+            #expect(posts.allSatisfy { page.contains("id=\"post-\($0.id!)\"") })
+        }
+    }
+
+    /// A post committed after the write began waits, then writes again.
+    @Test func aLaterPostGetsAWriteOfItsOwn() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            defer { try? store.close() }
+            let pages = UserPages(store: PageStore(folder: folder), layout: PageLayout(pageSize: 50),
+                                  storage: store, cache: FragmentCache())
+            let writer = PageWriter(pages: pages)
+            let alice = try store.createUser(name: "alice", passwordHash: "x", at: TestClock.start)
+            let first = try store.addPost(userID: alice.id!, title: "one", content: "c", at: TestClock.start)
+            try writer.ensure(alice, showing: first.id!)
+            try writer.ensure(alice, showing: first.id!)
+            #expect(writer.writeCount == 1, "already shown: no second write")
+            let second = try store.addPost(userID: alice.id!, title: "two", content: "c", at: TestClock.start)
+            try writer.ensure(alice, showing: second.id!)
+            #expect(writer.writeCount == 2)
+            #expect(PageStore(folder: folder).read(user: "alice")?.contains("<h2>two</h2>") == true)
+        }
+    }
+}
