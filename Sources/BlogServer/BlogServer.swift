@@ -35,6 +35,9 @@ public final class BlogServer: Sendable {
         /// Seconds of hashing that registers and logins may hold waiting;
         /// past it, a new one gets `err:BUSY` at once.
         public var maxHashWait = 2.0
+        /// Numeric addresses the per-address budgets (connections, hashes)
+        /// leave alone; the limits in all still count them.
+        public var budgetExempt: [String] = ["127.0.0.1", "::1"]
         /// Posts (and other requests that hash no password) carried out at
         /// once; the others wait their turn without holding a thread.
         public var maxConcurrentRequests = 64
@@ -65,8 +68,9 @@ public final class BlogServer: Sendable {
         self.service = service
         self.options = options
         self.logger = logger
+        let exempt = Set(options.budgetExempt.compactMap { try? AddressKey(SocketAddress(ip: $0, port: 0)) })
         self.limits = ConnectionLimits(maxConnections: options.maxConnections,
-                                       maxPerAddress: options.maxConnectionsPerAddress)
+                                       maxPerAddress: options.maxConnectionsPerAddress, exempt: exempt)
     }
 
     /// The port the server listens on (the real one when asked for 0).
@@ -103,7 +107,8 @@ public final class BlogServer: Sendable {
             hashing: HashLane(maxWait: options.maxHashWait, concurrency: 2 * service.hashingThreads) { [service] in
                 (service.secondsPerHash, service.hashingThreads)
             },
-            hashBudget: HashBudget(perSecond: options.hashesPerAddressPerSecond, burst: Double(options.hashBurstPerAddress)),
+            hashBudget: HashBudget(perSecond: options.hashesPerAddressPerSecond, burst: Double(options.hashBurstPerAddress),
+                                   exempt: limits.exempt),
             audit: audit, clock: options.clock)
         let context = EventLoop.Context(connection: options.connection, limits: limits, router: router,
                                         audit: audit, clock: options.clock)

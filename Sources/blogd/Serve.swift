@@ -61,6 +61,7 @@ struct Serve: AsyncParsableCommand {
         options.hashesPerAddressPerSecond = settings.hashesPerAddressPerSecond
         options.hashBurstPerAddress = settings.hashBurstPerAddress
         options.maxHashWait = settings.maxHashWait
+        options.budgetExempt = settings.budgetExempt
         options.connection.keepAlive = settings.keepAlive
         options.connection.maxMessageBytes = settings.maxMessageBytes
         options.connection.readTimeout = settings.readTimeout

@@ -166,6 +166,11 @@ struct ConfigLoaderTests {
         #expect(environment.hashBurstPerAddress == 12)
         #expect(environment.maxHashWait == 0.5)
         #expect(invalidKey(try await loadError(#"{"max_connections_per_address": 0}"#)) == "max_connections_per_address")
+        #expect(BlogConfig().budgetExempt == ["127.0.0.1", "::1"])
+        #expect(try await load(#"{"budget_exempt": ["10.0.0.1", "2001:db8::1"]}"#).budgetExempt == ["10.0.0.1", "2001:db8::1"])
+        #expect(try await load(#"{"budget_exempt": []}"#).budgetExempt == [])
+        #expect(try await load("{}", environment: ["BLOGD_BUDGET_EXEMPT": "10.0.0.2, ::1"]).budgetExempt == ["10.0.0.2", "::1"])
+        #expect(invalidKey(try await loadError(#"{"budget_exempt": ["localhost"]}"#)) == "budget_exempt")
         #expect(invalidKey(try await loadError(#"{"hash_burst_per_address": 0}"#)) == "hash_burst_per_address")
     }
 

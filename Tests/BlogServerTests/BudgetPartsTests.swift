@@ -80,4 +80,19 @@ struct BudgetPartsTests {
         #expect(limits.openCount(from: b) == 2)
         #expect(limits.openCount == 4, "3 served, 1 rejected still closing")
     }
+
+    @Test func exemptAddressesHaveNoBudgetOfTheirOwn() throws {
+        let local = try Self.key("127.0.0.1"), other = try Self.key("192.0.2.1")
+        let limits = ConnectionLimits(maxConnections: 10, maxPerAddress: 1, exempt: [local])
+        #expect((0..<5).map { _ in limits.admit(from: local) } == Array(repeating: .served, count: 5))
+        #expect(limits.admit(from: other) == .served)
+        #expect(limits.admit(from: other) == .rejected)
+        for _ in 0..<5 { limits.release(.served, from: local) }
+        #expect(limits.openCount == 2, "one served and one rejected of the other")
+        let hashes = HashBudget(perSecond: 1, burst: 1, exempt: [local])
+        let now = Moment(nanoseconds: 1)
+        #expect((0..<5).allSatisfy { _ in hashes.take(for: local, at: now) })
+        #expect(hashes.take(for: other, at: now))
+        #expect(!hashes.take(for: other, at: now))
+    }
 }

@@ -27,6 +27,9 @@ public struct BlogConfig: Sendable, Equatable {
     public var hashBurstPerAddress = 10
     /// Seconds of password hashing that may wait; past it, err:BUSY.
     public var maxHashWait = 2.0
+    /// Addresses the per-address budgets leave alone: by default the
+    /// loopback ones, where a local script or proxy speaks for many people.
+    public var budgetExempt = ["127.0.0.1", "::1"]
     /// Epoll threads serving the blog port; 0 is one per core, which
     /// served best when measured (README, "The event loop").
     public var eventLoops = 0

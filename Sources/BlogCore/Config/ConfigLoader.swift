@@ -89,6 +89,7 @@ public enum ConfigLoader {
         config.hashesPerAddressPerSecond = try double(reader, "hashes_per_address_per_second", config.hashesPerAddressPerSecond, 0.001...1_000_000)
         config.hashBurstPerAddress = try int(reader, "hash_burst_per_address", config.hashBurstPerAddress, 1...1_000_000)
         config.maxHashWait = try double(reader, "max_hash_wait", config.maxHashWait, 0.001...3600)
+        config.budgetExempt = try addresses(reader, "budget_exempt", config.budgetExempt)
         config.loginLease = try double(reader, "login_lease", config.loginLease, 0...(365 * 86_400))
         config.openPosting = try bool(reader, "open_posting", config.openPosting)
         config.scrypt.logN = try int(reader, "scrypt.log_n", config.scrypt.logN, 1...20)
@@ -146,6 +147,30 @@ public enum ConfigLoader {
             throw ConfigLoadError.invalidValue(key: key, reason: "\(value) is outside \(range.lowerBound)...\(range.upperBound)")
         }
         return value
+    }
+
+    /// A list of numeric IP addresses: a JSON array, or (environment,
+    /// flags) a comma-separated string; empty is allowed.
+    private static func addresses(_ reader: ConfigReader, _ key: String, _ fallback: [String]) throws -> [String] {
+        let values: [String]
+        if let list = reader.stringArray(forKey: ConfigKey(key)) {
+            values = list
+        } else if let text = reader.string(forKey: ConfigKey(key)) {
+            values = text.split(separator: ",").map(String.init)
+        } else {
+            return fallback
+        }
+        let trimmed = values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        for address in trimmed where !isNumericAddress(address) {
+            throw ConfigLoadError.invalidValue(key: key, reason: "'\(address)' is not an IPv4 or IPv6 address")
+        }
+        return trimmed
+    }
+
+    private static func isNumericAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
     private static func bool(_ reader: ConfigReader, _ key: String, _ fallback: Bool) throws -> Bool {

@@ -18,14 +18,17 @@ enum Admission: Sendable, Equatable {
 final class ConnectionLimits: Sendable {
     let maxConnections: Int
     let maxPerAddress: Int
+    /// Addresses without a limit of their own.
+    let exempt: Set<AddressKey>
     private let served = Atomic<Int>(0)
     private let rejected = Atomic<Int>(0)
     private let accepted = Atomic<Int>(0)
     private let perAddress = Mutex<[AddressKey: Int]>([:])
 
-    init(maxConnections: Int, maxPerAddress: Int) {
+    init(maxConnections: Int, maxPerAddress: Int, exempt: Set<AddressKey> = []) {
         self.maxConnections = max(1, maxConnections)
         self.maxPerAddress = max(1, maxPerAddress)
+        self.exempt = exempt
     }
 
     /// Connections accepted since the start, whatever became of them.
@@ -65,7 +68,8 @@ final class ConnectionLimits: Sendable {
     }
 
     private func reserveAddress(_ key: AddressKey) -> Bool {
-        perAddress.withLock { counts in
+        guard !exempt.contains(key) else { return true }
+        return perAddress.withLock { counts in
             let count = counts[key] ?? 0
             guard count < maxPerAddress else { return false }
             counts[key] = count + 1
@@ -74,6 +78,7 @@ final class ConnectionLimits: Sendable {
     }
 
     private func releaseAddress(_ key: AddressKey) {
+        guard !exempt.contains(key) else { return }
         perAddress.withLock { counts in
             let count = (counts[key] ?? 1) - 1
             counts[key] = count > 0 ? count : nil

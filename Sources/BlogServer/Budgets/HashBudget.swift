@@ -6,13 +6,16 @@ import Synchronization
 /// real ones.
 final class HashBudget: Sendable {
     private let buckets: Mutex<TokenBuckets>
+    private let exempt: Set<AddressKey>
 
-    init(perSecond rate: Double, burst: Double) {
+    init(perSecond rate: Double, burst: Double, exempt: Set<AddressKey> = []) {
         buckets = Mutex(TokenBuckets(rate: rate, burst: max(1, burst)))
+        self.exempt = exempt
     }
 
     /// Takes one hash for `key`; false when the address is over its budget.
     func take(for key: AddressKey, at now: Moment) -> Bool {
-        buckets.withLock { $0.take(for: key, at: now) }
+        guard !exempt.contains(key) else { return true }
+        return buckets.withLock { $0.take(for: key, at: now) }
     }
 }
