@@ -37,6 +37,7 @@ let package = Package(
             name: "BlogCore",
             dependencies: [
                 "BlogWire",
+                "CLinux",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,4 +1,7 @@
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <linux/fs.h>
 #include <malloc.h>
 #include <sys/socket.h>
 #include "CLinux.h"
@@ -9,4 +12,8 @@ int clinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
 
 int clinux_set_mmap_threshold(int bytes) {
     return mallopt(M_MMAP_THRESHOLD, bytes);
+}
+
+int clinux_rename_exchange(const char *from, const char *to) {
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
 }

@@ -37,6 +37,9 @@ struct PageWriterTests {
         func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
             try store.pageGroups(ofUserID: userID, limit: limit)
         }
+        func newestPosts(ofUserID userID: Int64) throws(StorageError) -> [PostStub] {
+            try store.newestPosts(ofUserID: userID)
+        }
         func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
             try store.postIDs(ofUserID: userID, pages: pages)
         }

@@ -13,6 +13,32 @@ public struct PageGroup: Sendable, Equatable {
     }
 }
 
+/// A post as the layout sees it: which group it is in, and its weight.
+public struct PostStub: Sendable, Equatable {
+    public var id: Int64
+    public var page: Int
+    public var weight: Int
+
+    public init(id: Int64, page: Int, weight: Int) {
+        self.id = id
+        self.page = page
+        self.weight = weight
+    }
+}
+
+extension PageGroup {
+    /// The groups of `posts` (of one user, newest group first), newest first.
+    public static func of(_ posts: [PostStub]) -> [PageGroup] {
+        var groups: [PageGroup] = []
+        for post in posts {
+            if groups.last?.page != post.page { groups.append(PageGroup(page: post.page, count: 0, weight: 0)) }
+            groups[groups.count - 1].count += 1
+            groups[groups.count - 1].weight += post.weight
+        }
+        return groups
+    }
+}
+
 /// Which posts go on a user's main page and which on archive pages.
 ///
 /// A user's posts fall into groups, oldest first: a group takes posts

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -66,8 +67,18 @@ public struct PageStore: Sendable {
         try write(Array(text.utf8), file: name)
     }
 
-    /// Writes a whole file: to a temporary file beside it, then renamed
-    /// over it, so a reader sees the old page or the new one, never half.
+    /// Writes a whole file: to a temporary file beside it, then swapped
+    /// with the old one in one step (`renameat2` with `RENAME_EXCHANGE`),
+    /// and the old one, now under the temporary name, removed. A reader
+    /// sees the old page or the new one, never half.
+    ///
+    /// Why a swap and not a rename over the old file: ext4 (`auto_da_alloc`)
+    /// makes a rename that replaces a file wait for the new file's blocks
+    /// to be allocated and written, about 450 µs a page here against 100
+    /// for the swap. That protects files a program cannot rebuild; a page
+    /// can be: after a power cut, the start-up check rewrites any page
+    /// that is not what the database says. Where the file system cannot
+    /// swap, or the page is new, it is a plain rename.
     public func write(_ bytes: [UInt8], file name: String) throws(PageError) {
         let target = prefix + name
         let temporary = prefix + ".\(name).\(UInt64.random(in: 0 ... .max)).tmp"
@@ -85,10 +96,28 @@ public struct PageStore: Sendable {
             written += n
         }
         close(fd)
-        if failure == 0, rename(temporary, target) != 0 { failure = errno }
+        if failure == 0 { failure = Self.replace(target, with: temporary) }
         if failure != 0 {
             unlink(temporary)
             throw .cannotWrite(path: target, errno: failure)
+        }
+    }
+
+    /// Puts `temporary` in place of `target`: 0, or the errno.
+    private static func replace(_ target: String, with temporary: String) -> Int32 {
+        // A swap would also trade places with a folder (or a link): only a
+        // page file is ever replaced.
+        var info = stat()
+        if lstat(target, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG { return EISDIR }
+        if clinux_rename_exchange(temporary, target) == 0 {
+            unlink(temporary)
+            return 0
+        }
+        switch errno {
+        case ENOENT, EINVAL, ENOSYS, EOPNOTSUPP:
+            return rename(temporary, target) == 0 ? 0 : errno
+        default:
+            return errno
         }
     }
 }

@@ -26,7 +26,8 @@ final class UserPages: Sendable {
     @discardableResult
     func write(_ user: UserRecord) throws -> Int64 {
         let userID = user.id ?? -1
-        let groups = try storage.pageGroups(ofUserID: userID, limit: 2)
+        let newest = try storage.newestPosts(ofUserID: userID)
+        let groups = PageGroup.of(newest)
         let plan = layout.plan(last: groups.first, previous: groups.dropFirst().first)
         let known = archived.withLock { $0[userID] }
         let next = known.map { $0 + 1 } ?? firstUnwrittenArchive(of: user.name, newest: plan.newestArchive)
@@ -36,7 +37,7 @@ final class UserPages: Sendable {
             }
         }
         archived.withLock { $0[userID] = plan.newestArchive }
-        let ids = try plan.mainPages.map { try storage.postIDs(ofUserID: userID, pages: $0) } ?? []
+        let ids = plan.mainPages.map { main in newest.filter { main.contains($0.page) }.map(\.id) } ?? []
         let main = PageRenderer.mainPage(user: user.name, fragments: try fragments(ids),
                                          olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil)
         try store.write(main, file: PageRenderer.mainFile(user: user.name))

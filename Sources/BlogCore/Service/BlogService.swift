@@ -41,6 +41,7 @@ public final class BlogService: Sendable {
     public let storage: any BlogStorage
     public let pages: PageStore
     public let settings: Settings
+    let users: UserDirectory
     let userPages: UserPages
     let pageWriter: PageWriter
     let fragments: FragmentCache
@@ -68,6 +69,7 @@ public final class BlogService: Sendable {
         self.hashNanoseconds = Atomic(Self.nanoseconds(ContinuousClock.now - started))
         self.leases = LoginLeases(duration: settings.loginLease, now: now)
         self.throttle = LoginThrottle(policy: settings.loginThrottle, now: now)
+        self.users = UserDirectory(storage: store)
         self.fragments = FragmentCache()
         self.userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments)
         self.pageWriter = PageWriter(pages: userPages)
@@ -110,7 +112,7 @@ public final class BlogService: Sendable {
             // `index.html` is the list of blogs: no user may have that page.
             if Self.reservedNames.contains(user.key) { return .nameTaken }
             // Cheap check first, so taken names cost no scrypt.
-            if try storage.user(named: user.value) != nil { return .nameTaken }
+            if try users.user(named: user) != nil { return .nameTaken }
             let hash = try hashing { [hasher] () throws(PasswordHasher.HashError) in try hasher.hash(password) }
             let record = try storage.createUser(name: user.value, passwordHash: hash, at: now())
             do {
@@ -120,6 +122,7 @@ public final class BlogService: Sendable {
                 // would find its own name taken.
                 logger.error("page not written", metadata: ["user": "\(record.name)", "error": "\(error)"])
                 undo("user", record.name) { () throws(StorageError) in try storage.deleteUser(id: record.id ?? -1) }
+                users.forget(record.name)
                 return .databaseError
             }
             authenticate(user, &session)
@@ -136,7 +139,7 @@ public final class BlogService: Sendable {
     private func login(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
         let record: UserRecord?
         do {
-            record = try storage.user(named: user.value)
+            record = try users.user(named: user)
         } catch {
             logger.error("login failed", metadata: ["user": "\(user)", "error": "\(error)"])
             return .databaseError
@@ -159,7 +162,7 @@ public final class BlogService: Sendable {
 
     private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session) -> Reply {
         do {
-            guard let owner = try storage.user(named: user.value), let ownerID = owner.id else { return .postRefused }
+            guard let owner = try users.user(named: user), let ownerID = owner.id else { return .postRefused }
             guard settings.openPosting
                 || session.authenticatedUsers.contains(user.key)
                 || leases.isHeld(by: user, from: session.peerAddress)

@@ -32,6 +32,11 @@ public protocol BlogStorage: Sendable {
     /// The user's page groups, newest first; at most `limit` of them.
     func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup]
 
+    /// What a main page is rendered from, in one read: the posts of the
+    /// user's two newest page groups, newest first, with their group and
+    /// weight.
+    func newestPosts(ofUserID userID: Int64) throws(StorageError) -> [PostStub]
+
     /// Ids of the user's posts in `pages`, newest first.
     func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64]
 

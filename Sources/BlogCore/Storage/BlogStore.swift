@@ -148,6 +148,17 @@ public final class BlogStore: BlogStorage {
         }
     }
 
+    public func newestPosts(ofUserID userID: Int64) throws(StorageError) -> [PostStub] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, page, weight FROM posts
+                WHERE user_id = ?1 AND page >= (
+                    SELECT MIN(page) FROM (SELECT DISTINCT page FROM posts WHERE user_id = ?1 ORDER BY page DESC LIMIT 2))
+                ORDER BY page DESC, id DESC
+                """, arguments: [userID]).map { PostStub(id: $0["id"], page: $0["page"], weight: $0["weight"]) }
+        }
+    }
+
     public func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
         try read { db in
             try Int64.fetchAll(db, sql: """

@@ -1,6 +1,7 @@
 // The Linux calls Swift's Glibc module leaves out: epoll, eventfd, accept4
-// (a GNU extension) and mallopt. BlogSockets wraps the socket ones; blogd
-// sets the allocator's mmap threshold at start.
+// and renameat2 (GNU extensions) and mallopt. BlogSockets wraps the socket
+// ones, PageStore swaps pages in with renameat2, blogd sets the
+// allocator's mmap threshold at start.
 #ifndef BLOGD_CLINUX_H
 #define BLOGD_CLINUX_H
 
@@ -17,5 +18,10 @@ int clinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
 /// glibc from raising the threshold after the first large free, which is
 /// how a 16 MiB scrypt buffer would otherwise stay resident for good.
 int clinux_set_mmap_threshold(int bytes);
+
+/// renameat2(from, to, RENAME_EXCHANGE): swaps two existing names
+/// atomically. Returns 0, or -1 with errno (ENOENT when `to` does not
+/// exist, EINVAL where the file system cannot exchange).
+int clinux_rename_exchange(const char *from, const char *to);
 
 #endif
