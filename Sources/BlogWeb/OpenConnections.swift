@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTPTypes
 import Synchronization
 
 /// The web server's open connections, so that `stop()` can close the ones
@@ -29,8 +30,9 @@ final class OpenConnections: Sendable {
         }
     }
 
+    /// Passes everything on; it only has to be in the pipeline.
     final class Tracker: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = NIOAny
+        typealias InboundIn = HTTPRequestPart
         let registry: OpenConnections
 
         init(registry: OpenConnections) {
