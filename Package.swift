@@ -22,7 +22,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // The wire codec: framing, requests, replies, field rules. No dependencies.
@@ -56,11 +59,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The public folder over HTTP, read-only (FlyingFox does the HTTP).
+        // The public folder over HTTP, read-only: Hummingbird's HTTP/1 server
+        // core on a NIO event loop of its own, apart from the blog port.
         .target(
             name: "BlogWeb",
             dependencies: [
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -105,7 +114,15 @@ let package = Package(
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),
         .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
         .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "BlogWire", "BlogSockets", "blog", "BlogTestSupport"]),
-        .testTarget(name: "BlogWebTests", dependencies: ["BlogWeb"]),
+        .testTarget(
+            name: "BlogWebTests",
+            dependencies: [
+                "BlogWeb", "BlogSockets",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
         .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore", "BlogWire", "BlogSockets", "BlogTestSupport"]),
         .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogWire", "BlogSockets"]),

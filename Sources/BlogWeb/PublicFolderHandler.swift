@@ -1,46 +1,85 @@
-import FlyingFox
 import Foundation
+import HTTPTypes
+import NIOCore
 
-/// Serves the files of the public folder, read-only.
+/// What the web server answers: the files of the public folder, read-only.
 ///
 /// Only plain names in the folder itself are served (`alice.html`,
 /// `alice.2.html`, `style.css`, `index.html`): no sub-paths, no `..`, no
-/// hidden files (the pages' temporary files start with a dot). FlyingFox's
-/// own directory handler joins the request path onto the folder, so this
-/// stricter one stands in front of the files.
-public struct PublicFolderHandler: HTTPHandler {
+/// percent-encoding, no hidden files (the pages' temporary files start with
+/// a dot). The decision is `route(method:path:)`, a pure function; `reply`
+/// adds the file's bytes.
+///
+///     let files = PublicFolderHandler(folder: URL(fileURLWithPath: "public"))
+///     let reply = await files.reply(method: .get, path: "/alice.html")
+///     print(reply.status.code)   // 200, or 404 when there is no such page
+public struct PublicFolderHandler: Sendable {
     public let folder: URL
+    /// Reads a whole file, `nil` when it cannot (missing, a folder, ...).
+    let read: @Sendable (_ path: String) async -> ByteBuffer?
+
+    /// Reads files on the calling thread (fine for tests and tools; the
+    /// web server passes a reader that runs on a thread of its own).
+    public init(folder: URL) {
+        self.init(folder: folder, read: { Self.readFile(atPath: $0) })
+    }
+
+    init(folder: URL, read: @escaping @Sendable (_ path: String) async -> ByteBuffer?) {
+        self.folder = folder
+        self.read = read
+    }
+
+    /// A complete answer: status, header fields and body.
+    public struct Reply: Sendable, Equatable {
+        public var status: HTTPResponse.Status
+        public var headers: HTTPFields
+        /// Empty for HEAD, whose `Content-Length` is the one GET would send.
+        public var body: ByteBuffer
+    }
+
+    /// Where a request goes, before any file is read.
+    enum Route: Equatable {
+        case file(name: String, contentType: String, withBody: Bool)
+        case notFound
+        case methodNotAllowed
+    }
 
     static let contentTypes = [
         "html": "text/html; charset=utf-8",
         "css": "text/css; charset=utf-8",
     ]
 
-    public init(folder: URL) {
-        self.folder = folder
+    static let nosniff = HTTPField.Name("X-Content-Type-Options")!
+
+    /// The answer to `method` on `path` (the request target as sent, before
+    /// any decoding, without the query).
+    public func reply(method: HTTPRequest.Method, path: String) async -> Reply {
+        switch Self.route(method: method, path: path) {
+        case .methodNotAllowed:
+            return Self.plain(.methodNotAllowed, "read-only: GET and HEAD only\n", extra: [.allow: "GET, HEAD"])
+        case .notFound:
+            return Self.plain(.notFound, "not found\n")
+        case .file(let name, let contentType, let withBody):
+            guard let data = await read(folder.appendingPathComponent(name).path) else {
+                return Self.plain(.notFound, "not found\n")
+            }
+            let headers: HTTPFields = [
+                .contentType: contentType,
+                .contentLength: String(data.readableBytes),
+                .cacheControl: "no-cache",
+                Self.nosniff: "nosniff",
+            ]
+            return Reply(status: .ok, headers: headers, body: withBody ? data : ByteBuffer())
+        }
     }
 
-    public func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard request.method == .GET || request.method == .HEAD else {
-            return Self.plain(.methodNotAllowed, "read-only: GET and HEAD only\n", extra: [HTTPHeader("Allow"): "GET, HEAD"])
-        }
-        guard let name = Self.fileName(for: request.path),
-              let type = Self.contentTypes[(name as NSString).pathExtension.lowercased()],
-              let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path)
-        else {
-            return Self.plain(.notFound, "not found\n")
-        }
-        var headers: HTTPHeaders = [
-            .contentType: type,
-            .cacheControl: "no-cache",
-            HTTPHeader("X-Content-Type-Options"): "nosniff",
-        ]
-        guard request.method == .GET else {
-            // HEAD: the length GET would send, and no body.
-            headers[.contentLength] = String(data.count)
-            return HTTPResponse(statusCode: .ok, headers: headers, body: Data())
-        }
-        return HTTPResponse(statusCode: .ok, headers: headers, body: data)
+    /// Where `method` on `path` goes; no file is touched.
+    static func route(method: HTTPRequest.Method, path: String) -> Route {
+        guard method == .get || method == .head else { return .methodNotAllowed }
+        guard let name = fileName(for: path),
+              let type = contentTypes[(name as NSString).pathExtension.lowercased()]
+        else { return .notFound }
+        return .file(name: name, contentType: type, withBody: method == .get)
     }
 
     /// The file a request path names, or `nil` when it is not a plain,
@@ -58,9 +97,15 @@ public struct PublicFolderHandler: HTTPHandler {
         return name
     }
 
-    private static func plain(_ status: HTTPStatusCode, _ text: String, extra: HTTPHeaders = [:]) -> HTTPResponse {
-        var headers: HTTPHeaders = [.contentType: "text/plain; charset=utf-8"]
-        for (key, value) in extra { headers[key] = value }
-        return HTTPResponse(statusCode: status, headers: headers, body: Data(text.utf8))
+    /// The whole file at `path`; `nil` for a folder or anything unreadable.
+    static func readFile(atPath path: String) -> ByteBuffer? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return ByteBuffer(bytes: data)
+    }
+
+    private static func plain(_ status: HTTPResponse.Status, _ text: String, extra: HTTPFields = [:]) -> Reply {
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .contentLength: String(text.utf8.count)]
+        headers.append(contentsOf: extra)
+        return Reply(status: status, headers: headers, body: ByteBuffer(string: text))
     }
 }

@@ -1,91 +1,185 @@
-import FlyingFox
-import FlyingSocks
 import Foundation
+import HTTPTypes
+import HummingbirdCore
 import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
 
 /// The public folder over HTTP: `blogd serve --http PORT`.
+///
+/// Hummingbird's HTTP/1 server core on a NIO event loop thread of its own,
+/// with a thread of its own for reading files: nothing of it runs on
+/// Dispatch or on Swift's global executor, where the blog protocol's
+/// requests run. It installs no signal handlers (it is not run in a
+/// service group); blogd's own handling stops it through `stop()`.
+///
+///     let web = try await WebServer(folder: URL(fileURLWithPath: "public"),
+///                                   host: "*", port: 8080, logger: logger)
+///     print(web.port)
+///     // ... until SIGTERM:
+///     await web.stop()
 public final class WebServer: Sendable {
-    /// Why the web server could not start.
-    public enum StartError: Error, Equatable, Sendable, CustomStringConvertible {
-        case badHost(String)
-        case cannotListen(host: String, port: Int, reason: String)
-
-        public var description: String {
-            switch self {
-            case .badHost(let host): "HTTP: cannot listen on '\(host)': give an IPv4 or IPv6 address, localhost or *"
-            case .cannotListen(let host, let port, let reason): "HTTP: cannot listen on \(host):\(port): \(reason)"
-            }
-        }
-    }
-
-    private let server: HTTPServer
-    private let task: Task<Void, any Error>
     /// The port it listens on (the real one when asked for 0).
     public let port: Int
+    private let group: MultiThreadedEventLoopGroup
+    private let fileThread: NIOThreadPool
+    private let server: Server<HTTP1Channel>
+    private let running: Task<Void, Never>
+    private let connections: OpenConnections
+    private let stopping = Mutex<Task<Void, Never>?>(nil)
 
-    /// Starts serving `folder` on `host` (`*` for every address) and
-    /// `port`; returns once it listens.
-    public init(folder: URL, host: String, port: Int, logger: Logger) async throws(StartError) {
-        let address: any SocketAddress
-        do {
-            switch host {
-            case "*": address = sockaddr_in6.inet6(port: UInt16(port))
-            case "localhost": address = try sockaddr_in.inet(ip4: "127.0.0.1", port: UInt16(port))
-            case _ where host.contains(":"): address = try sockaddr_in6.inet6(ip6: host, port: UInt16(port))
-            default: address = try sockaddr_in.inet(ip4: host, port: UInt16(port))
-            }
-        } catch {
-            throw .badHost(host)
+    /// Connections open right now (for tests).
+    var openConnections: Int { connections.count }
+
+    /// Starts serving `folder` on `host` (`*` for every address, IPv4 and
+    /// IPv6; `localhost`; or an IPv4 or IPv6 address) and `port` (0 for
+    /// any free one); returns once it listens. Call `stop()` when done.
+    public init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits()) async throws(StartError) {
+        guard let bindHosts = ListenHost.bindHosts(for: host) else { throw .badHost(host) }
+        guard (0...65535).contains(port) else { throw .cannotListen(host: host, port: port, reason: "no such port") }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let fileThread = NIOThreadPool(numberOfThreads: 1)
+        fileThread.start()
+        let connections = OpenConnections()
+        let files = PublicFolderHandler(folder: folder, read: { path in
+            try? await fileThread.runIfActive { PublicFolderHandler.readFile(atPath: path) }
+        })
+        let channel = Self.channel(files: files, limits: limits, connections: connections)
+        // Hummingbird announces its start at info level, in words the
+        // tests' "listening on" search would take for the blog port.
+        var quiet = logger
+        if quiet.logLevel < .warning { quiet.logLevel = .warning }
+
+        let launched: Launched
+        switch await Self.launch(channel, hosts: bindHosts, port: port, limits: limits, group: group, logger: quiet) {
+        case .success(let started):
+            launched = started
+        case .failure(let error):
+            try? await fileThread.shutdownGracefully()
+            try? await group.shutdownGracefully()
+            throw .cannotListen(host: host, port: port, reason: Self.reason(error))
         }
-        let server = HTTPServer(address: address, logger: SwiftLogBridge(logger: logger),
-                                handler: PublicFolderHandler(folder: folder))
-        let task = Task { try await server.run() }
-        do {
-            try await server.waitUntilListening(timeout: 5)
-        } catch {
-            task.cancel()
-            // run() ended with the reason bind or listen failed.
-            let reason: String
-            switch await task.result {
-            case .failure(let failure): reason = "\(failure)"
-            case .success: reason = "stopped"
-            }
-            throw .cannotListen(host: host, port: port, reason: reason)
-        }
-        self.server = server
-        self.task = task
-        switch await server.listeningAddress {
-        case .ip4(_, let bound), .ip6(_, let bound): self.port = Int(bound)
-        default: self.port = port
-        }
+        self.port = launched.port
+        self.server = launched.server
+        self.running = launched.running
+        self.group = group
+        self.fileThread = fileThread
+        self.connections = connections
     }
 
-    /// Stops listening and lets open requests finish (up to `timeout` s;
-    /// FlyingFox's socket pool runs until cancelled, so it always takes
-    /// that long).
-    public func stop(timeout: Double = 0.5) async {
-        await server.stop(timeout: timeout)
-        _ = await task.result
-    }
-}
-
-/// FlyingFox's log lines, routed into swift-log below `info` so the audit
-/// log of the blog protocol stays the main story.
-struct SwiftLogBridge: FlyingSocks.Logging {
-    let logger: Logger
-
-    func logDebug(_ debug: @autoclosure () -> String) { logger.trace("\(debug())") }
-    func logInfo(_ info: @autoclosure () -> String) { logger.debug("\(info())") }
-    func logWarning(_ warning: @autoclosure () -> String) { logger.warning("\(warning())") }
-    func logError(_ error: @autoclosure () -> String) { logger.error("\(error())") }
-    func logCritical(_ critical: @autoclosure () -> String) {
-        let message = critical()
-        // stop() ends FlyingFox's run loop by cancelling it, which it
-        // reports as a critical error: at shutdown it is the normal end.
-        if message.contains("CancellationError") {
-            logger.debug("\(message)")
-        } else {
-            logger.critical("\(message)")
+    /// Stops listening, closes idle connections at once, lets responses in
+    /// progress finish for up to `grace`, then closes whatever is left and
+    /// ends the threads. Hostile connections (a head trickling in, a huge
+    /// header) count as idle, so they do not hold it up. Safe to call more
+    /// than once; later calls wait for the first.
+    public func stop(grace: Duration = .milliseconds(500)) async {
+        let task = stopping.withLock { task in
+            if let task { return task }
+            let started = Task { await self.shutDown(grace: grace) }
+            task = started
+            return started
         }
+        await task.value
+    }
+
+    private func shutDown(grace: Duration) async {
+        let connections = self.connections
+        let forced = group.next().scheduleTask(in: TimeAmount(grace)) { connections.closeAll() }
+        try? await server.shutdownGracefully()
+        forced.cancel()
+        // Every connection's task has ended: nothing is left to run on the
+        // loop, which may go now.
+        await running.value
+        try? await fileThread.shutdownGracefully()
+        try? await group.shutdownGracefully()
+    }
+
+    /// How each connection is set up: Hummingbird's HTTP/1 pipeline with
+    /// the header limits, plus the handlers for bad requests, deadlines
+    /// and the connection list.
+    private static func channel(files: PublicFolderHandler, limits: Limits, connections: OpenConnections) -> HTTP1Channel {
+        let timeout = TimeAmount(limits.timeout)
+        let configuration = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [BadRequestHandler(), RequestDeadlineHandler(timeout: timeout), connections.tracker()],
+            idleTimeout: timeout,
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes))
+        return HTTP1Channel(responder: { request, writer, _ in
+            let reply = await files.reply(method: request.method, path: request.uri.path)
+            let head = HTTPResponse(status: reply.status, headerFields: reply.headers)
+            if reply.body.readableBytes == 0 {
+                try await writer.writeResponse(head)
+            } else {
+                try await writer.write(response: head, body: ResponseBody(byteBuffer: reply.body))
+            }
+        }, configuration: configuration)
+    }
+
+    private struct Launched {
+        let server: Server<HTTP1Channel>
+        let running: Task<Void, Never>
+        let port: Int
+    }
+
+    private enum StartEvent {
+        case listening(port: Int)
+        case failed(any Error)
+    }
+
+    /// Starts on the first of `hosts` that works; a later one is tried
+    /// only when the address family is missing (`*` on a machine without
+    /// IPv6), not when the port is taken.
+    private static func launch(_ channel: HTTP1Channel, hosts: [String], port: Int, limits: Limits,
+                               group: MultiThreadedEventLoopGroup, logger: Logger) async -> Result<Launched, any Error> {
+        var first: Result<Launched, any Error>?
+        for host in hosts {
+            let result = await launch(channel, host: host, port: port, limits: limits, group: group, logger: logger)
+            guard case .failure(let error) = result else { return result }
+            first = first ?? result
+            guard let code = (error as? IOError)?.errnoCode, code == EAFNOSUPPORT || code == EADDRNOTAVAIL else { break }
+        }
+        return first ?? .failure(CancellationError())
+    }
+
+    /// Starts Hummingbird's server on `host` and waits until it listens or
+    /// fails.
+    private static func launch(_ channel: HTTP1Channel, host: String, port: Int, limits: Limits,
+                               group: MultiThreadedEventLoopGroup, logger: Logger) async -> Result<Launched, any Error> {
+        let (events, sink) = AsyncStream.makeStream(of: StartEvent.self)
+        let server = Server(
+            childChannelSetup: channel,
+            configuration: ServerConfiguration(
+                address: .hostname(host, port: port),
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)),
+            onServerRunning: { listener in
+                // NIO accepts up to 4 connections per wakeup and the cap is
+                // checked between wakeups: one at a time keeps it exact.
+                try? await listener.setOption(ChannelOptions.maxMessagesPerRead, value: 1).get()
+                sink.yield(.listening(port: listener.localAddress?.port ?? port))
+            },
+            eventLoopGroup: group,
+            logger: logger)
+        let running = Task(executorPreference: EventLoopExecutor(group.next())) {
+            do {
+                try await server.run()
+            } catch {
+                sink.yield(.failed(error))
+            }
+            sink.finish()
+        }
+        for await event in events {
+            switch event {
+            case .listening(let bound): return .success(Launched(server: server, running: running, port: bound))
+            case .failed(let error): return .failure(error)
+            }
+        }
+        return .failure(CancellationError())
+    }
+
+    /// A start failure in words: "Address already in use" rather than
+    /// NIO's whole call description.
+    private static func reason(_ error: any Error) -> String {
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+        return "\(error)"
     }
 }

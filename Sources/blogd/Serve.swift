@@ -76,7 +76,7 @@ struct Serve: AsyncParsableCommand {
         if let httpPort = settings.httpPort {
             do {
                 web = try await WebServer(folder: URL(fileURLWithPath: settings.publicFolder), host: settings.host,
-                                          port: httpPort, logger: Logger(label: "blogd.http"))
+                                          port: httpPort, logger: Logger(label: "blogd.http"), limits: .init())
             } catch {
                 server.stop(timeout: 1)
                 throw fail(error.description)

@@ -1,86 +1,121 @@
-import FlyingFox
 import Foundation
+import HTTPTypes
+import NIOCore
 import Testing
 @testable import BlogWeb
 
-/// The handler on its own, without sockets. The same paths over the wire,
-/// through FlyingFox's decoding, are tested against the real binary in
-/// `BlogdTests/HTTPServingTests`.
+/// The handler on its own, without sockets. The same paths over the wire
+/// are in `WebServerTests` and, on the real binary, `BlogdTests/HTTPServingTests`.
 @Suite
 struct PublicFolderHandlerTests {
-    let root: URL
+    let folder: TempFolder
     let handler: PublicFolderHandler
+
+    init() throws {
+        folder = try TempFolder()
+        handler = PublicFolderHandler(folder: folder.public)
+    }
+
+    @Test func pagesAndArchivesAreHTML() async throws {
+        for path in ["/alice.html", "/alice.2.html"] {
+            let reply = await handler.reply(method: .get, path: path)
+            #expect(reply.status == .ok)
+            #expect(reply.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(reply.headers[.cacheControl] == "no-cache")
+            #expect(reply.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+        }
+        let reply = await handler.reply(method: .get, path: "/alice.html")
+        #expect(String(buffer: reply.body) == "<h1>alice</h1>")
+        #expect(reply.headers[.contentLength] == "14")
+    }
+
+    @Test func stylesheetIsCSS() async {
+        let reply = await handler.reply(method: .get, path: "/style.css")
+        #expect(reply.status == .ok)
+        #expect(reply.headers[.contentType] == "text/css; charset=utf-8")
+    }
+
+    @Test func rootIsTheIndex() async {
+        #expect(String(buffer: await handler.reply(method: .get, path: "/").body) == "<h1>Blogs</h1>")
+    }
+
+    @Test(arguments: ["/../blog.sqlite", "/public/../blog.sqlite", "/..", "/.alice.html.1.tmp", "/sub/alice.html",
+                      "/alice.html\0.css", "//etc/passwd", "/etc/passwd", "/notes.txt", "/bob.html", "/alice.HTML.bak",
+                      "/%2e%2e/blog.sqlite", "/..%2fblog.sqlite", "/alice%2ehtml", "/folder.html"])
+    func onlyVisibleHTMLAndCSSOfTheFolder(path: String) async {
+        let reply = await handler.reply(method: .get, path: path)
+        #expect(reply.status == .notFound, "\(path)")
+        let body = String(buffer: reply.body)
+        #expect(!body.contains("secret") && !body.contains("half"))
+    }
+
+    @Test func readOnly() async {
+        for method in [HTTPRequest.Method.post, .put, .delete, .patch, .options] {
+            let reply = await handler.reply(method: method, path: "/alice.html")
+            #expect(reply.status == .methodNotAllowed)
+            #expect(reply.headers[.allow] == "GET, HEAD")
+        }
+    }
+
+    @Test func headHasTheLengthOfGETAndNoBody() async {
+        let head = await handler.reply(method: .head, path: "/alice.html")
+        #expect(head.status == .ok)
+        #expect(head.headers[.contentLength] == String("<h1>alice</h1>".utf8.count), "the length GET would send")
+        #expect(head.body.readableBytes == 0)
+    }
+
+    @Test func fileNames() {
+        #expect(PublicFolderHandler.fileName(for: "/") == "index.html")
+        #expect(PublicFolderHandler.fileName(for: "") == "index.html")
+        #expect(PublicFolderHandler.fileName(for: "/alice.html") == "alice.html")
+        #expect(PublicFolderHandler.fileName(for: "/a-b_c.3.html") == "a-b_c.3.html")
+        for bad in ["/..", "/../x", "/.x", "/a/b", "/a..b", "/%2e", "/a b", "/a\\b", "/a%2fb", "//x"] {
+            #expect(PublicFolderHandler.fileName(for: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func routesWithoutTouchingFiles() {
+        #expect(PublicFolderHandler.route(method: .get, path: "/x.html") == .file(name: "x.html", contentType: "text/html; charset=utf-8", withBody: true))
+        #expect(PublicFolderHandler.route(method: .head, path: "/style.css") == .file(name: "style.css", contentType: "text/css; charset=utf-8", withBody: false))
+        #expect(PublicFolderHandler.route(method: .get, path: "/x.txt") == .notFound)
+        #expect(PublicFolderHandler.route(method: .put, path: "/x.html") == .methodNotAllowed)
+        #expect(PublicFolderHandler.route(method: .delete, path: "/../x") == .methodNotAllowed)
+    }
+
+    @Test func listenHosts() {
+        #expect(ListenHost.bindHosts(for: "*") == ["::", "0.0.0.0"])
+        #expect(ListenHost.bindHosts(for: "localhost") == ["127.0.0.1"])
+        #expect(ListenHost.bindHosts(for: "10.1.2.3") == ["10.1.2.3"])
+        #expect(ListenHost.bindHosts(for: "::1") == ["::1"])
+        for bad in ["example.com", "", "[::1]", "1.2.3", "300.1.1.1", "*:80"] {
+            #expect(ListenHost.bindHosts(for: bad) == nil, "\(bad)")
+        }
+    }
+}
+
+/// A temporary folder with a public folder of pages, a stylesheet, a
+/// hidden temporary file, a file of another type, a sub-folder named like
+/// a page, and a secret beside the public folder. Removed when released.
+final class TempFolder: Sendable {
+    let root: URL
+    var `public`: URL { root.appendingPathComponent("public") }
 
     init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("blogweb-\(UUID().uuidString)")
         let folder = root.appendingPathComponent("public")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder.html"), withIntermediateDirectories: true)
         for (name, text) in [("alice.html", "<h1>alice</h1>"), ("alice.2.html", "<h1>alice 2</h1>"),
                              ("style.css", "body{}"), ("index.html", "<h1>Blogs</h1>"),
                              (".alice.html.1.tmp", "half"), ("notes.txt", "text")] {
             try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         try "secret".write(to: root.appendingPathComponent("blog.sqlite"), atomically: true, encoding: .utf8)
-        handler = PublicFolderHandler(folder: folder)
     }
 
-    func get(_ path: String, method: HTTPMethod = .GET) async throws -> HTTPResponse {
-        try await handler.handleRequest(HTTPRequest(method: method, version: .http11, path: path, query: [], headers: [:], body: Data()))
+    /// Writes a page of `bytes` bytes named `name`.
+    func writePage(_ name: String, bytes: Int) throws {
+        try Data(repeating: UInt8(ascii: "x"), count: bytes).write(to: self.public.appendingPathComponent(name))
     }
 
-    @Test func pagesAndArchivesAreHTML() async throws {
-        defer { try? FileManager.default.removeItem(at: root) }
-        for path in ["/alice.html", "/alice.2.html"] {
-            let response = try await get(path)
-            #expect(response.statusCode == .ok)
-            #expect(response.headers[.contentType] == "text/html; charset=utf-8")
-        }
-        let body = try await get("/alice.html").bodyData
-        #expect(String(decoding: body, as: UTF8.self) == "<h1>alice</h1>")
-    }
-
-    @Test func stylesheetIsCSS() async throws {
-        defer { try? FileManager.default.removeItem(at: root) }
-        let response = try await get("/style.css")
-        #expect(response.statusCode == .ok)
-        #expect(response.headers[.contentType] == "text/css; charset=utf-8")
-    }
-
-    @Test func rootIsTheIndex() async throws {
-        defer { try? FileManager.default.removeItem(at: root) }
-        let body = try await get("/").bodyData
-        #expect(String(decoding: body, as: UTF8.self) == "<h1>Blogs</h1>")
-    }
-
-    @Test(arguments: ["/../blog.sqlite", "/public/../blog.sqlite", "/..", "/.alice.html.1.tmp", "/sub/alice.html",
-                      "/alice.html\0.css", "//etc/passwd", "/etc/passwd", "/notes.txt", "/bob.html", "/alice.HTML.bak"])
-    func onlyVisibleHTMLAndCSSOfTheFolder(path: String) async throws {
-        defer { try? FileManager.default.removeItem(at: root) }
-        let response = try await get(path)
-        #expect(response.statusCode == .notFound, "\(path)")
-        let body = String(decoding: try await response.bodyData, as: UTF8.self)
-        #expect(!body.contains("secret") && !body.contains("half"))
-    }
-
-    @Test func readOnly() async throws {
-        defer { try? FileManager.default.removeItem(at: root) }
-        for method in [HTTPMethod.POST, .PUT, .DELETE] {
-            let response = try await get("/alice.html", method: method)
-            #expect(response.statusCode == .methodNotAllowed)
-        }
-        let head = try await get("/alice.html", method: .HEAD)
-        #expect(head.statusCode == .ok)
-        #expect(head.headers[.contentLength] == String("<h1>alice</h1>".utf8.count), "the length GET would send")
-        let body = try await head.bodyData
-        #expect(body.isEmpty)
-    }
-
-    @Test func fileNames() {
-        #expect(PublicFolderHandler.fileName(for: "/") == "index.html")
-        #expect(PublicFolderHandler.fileName(for: "/alice.html") == "alice.html")
-        #expect(PublicFolderHandler.fileName(for: "/a-b_c.3.html") == "a-b_c.3.html")
-        for bad in ["/..", "/../x", "/.x", "/a/b", "/a..b", "/%2e", "/a b", "/a\\b"] {
-            #expect(PublicFolderHandler.fileName(for: bad) == nil, "\(bad)")
-        }
-    }
+    deinit { try? FileManager.default.removeItem(at: root) }
 }

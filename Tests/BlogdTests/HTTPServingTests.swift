@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// `blogd serve --http PORT`: the public folder over HTTP, on the real
-/// binary (FlyingFox's async server gets threads of its own there, which
-/// the blocking tests of this process would otherwise starve).
+/// binary, beside the blog protocol. (`BlogWebTests` test the web server
+/// in-process, its limits included.)
 @Suite(.serialized)
 struct HTTPServingTests {
     let folder: URL
@@ -108,4 +109,57 @@ struct HTTPServingTests {
         #expect(result.status == 1)
         #expect(result.err.split(separator: "\n").last?.hasPrefix("blogd: HTTP: cannot listen") == true, "\(result.err)")
     }
+
+    @Test func hugeHeadersHoldUpNeitherTheBlogPortNorSIGTERM() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, port, http) = try start()
+        defer { server.ensureStopped() }
+        // Two attackers, each sending 512 KiB of one header line, again and
+        // again until the blog requests below are done.
+        let state = AttackState()
+        let attack = Array("GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: ".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 512 * 1024)
+        for _ in 0..<2 {
+            Thread {
+                while state.attacking.load(ordering: .relaxed) {
+                    guard let connection = try? WireConnection(port: http) else { continue }
+                    connection.sendAll(attack)
+                    // The server answers 431 and closes, or just closes (a
+                    // reset); a receive timeout means it held on.
+                    switch Result(catching: { try connection.readToEnd() }) {
+                    case .success, .failure(WireConnection.Failure.receive(ECONNRESET)): state.rounds.add(1, ordering: .relaxed)
+                    case .failure: state.hung.add(1, ordering: .relaxed)
+                    }
+                    connection.close()
+                }
+                state.finished.add(1, ordering: .relaxed)
+            }.start()
+        }
+        #expect(server.waitUntil(timeout: 60) { state.rounds.load(ordering: .relaxed) >= 2 }, "the attack is on")
+        #expect(try exchange("register:mallory:pw[E];", port: port) == "reg:OK[E];")
+        #expect(try exchange("login:mallory:pw[E];", port: port) == "log:OK[E];")
+        #expect(try httpRequest(port: http, path: "/style.css").status == 200)
+        state.attacking.store(false, ordering: .relaxed)
+        #expect(server.waitUntil(timeout: 60) { state.finished.load(ordering: .relaxed) == 2 })
+        #expect(state.hung.load(ordering: .relaxed) == 0)
+
+        // A hostile connection still open at SIGTERM: a head trickling in.
+        let before = server.openSocketCount ?? 0
+        let trickler = try WireConnection(port: http)
+        defer { trickler.close() }
+        try trickler.send("GET / HTTP/1.1\r\nX-Big: aaaa")
+        #expect(server.waitUntil(timeout: 30) { (server.openSocketCount ?? 0) > before }, "the server holds the connection")
+        #expect(server.stop() == 0, "the first SIGTERM stops blogd")
+        #expect(server.stderr.contains("stopped"))
+    }
+}
+
+/// What the attacker threads share with the test.
+private final class AttackState: Sendable {
+    let attacking = Atomic<Bool>(true)
+    /// Attacks the server ended (431 and closed, or reset).
+    let rounds = Atomic<Int>(0)
+    /// Attacks the server held on to past the client's receive timeout.
+    let hung = Atomic<Int>(0)
+    /// Attacker threads that have stopped.
+    let finished = Atomic<Int>(0)
 }

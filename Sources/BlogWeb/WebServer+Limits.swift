@@ -1,0 +1,38 @@
+extension WebServer {
+    /// What one client may take of the web server: the defences against
+    /// huge headers, slow or silent clients and connection floods.
+    ///
+    /// The defaults suit pages of a few hundred KB read by browsers and
+    /// phones. What a client that breaks them gets:
+    /// - a request line or header over `maxHeaderBytes`: `431` and the
+    ///   connection closed (other malformed requests: `400` and closed);
+    /// - a connection that completes no step within `timeout`: closed. A
+    ///   step is receiving one whole request (head and body), sending one
+    ///   whole response, or, on a kept-alive connection, the next request
+    ///   arriving; so a silent client, one that trickles its head or body,
+    ///   and one that does not read its response are all cut off;
+    /// - more than `maxConnections` at once: the extra ones are not
+    ///   accepted (they wait in the kernel's backlog) until one closes.
+    ///
+    ///     var limits = WebServer.Limits()
+    ///     limits.timeout = .seconds(5)
+    ///     limits.maxConnections = 64
+    ///     let web = try await WebServer(folder: folder, host: "*", port: 8080,
+    ///                                   logger: logger, limits: limits)
+    public struct Limits: Sendable, Equatable {
+        /// Bytes allowed for the request line or any one header field, and
+        /// for all header fields together. Default 16 KiB.
+        public var maxHeaderBytes: Int
+        /// Time allowed for each step of a connection (see above).
+        /// Default 10 seconds.
+        public var timeout: Duration
+        /// Connections served at once. Default 256.
+        public var maxConnections: Int
+
+        public init(maxHeaderBytes: Int = 16 * 1024, timeout: Duration = .seconds(10), maxConnections: Int = 256) {
+            self.maxHeaderBytes = maxHeaderBytes
+            self.timeout = timeout
+            self.maxConnections = maxConnections
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+@testable import BlogWeb
+
+/// What `WebServer.Limits` does against clients that attack: huge headers,
+/// silence, trickling, not reading, too many connections; and that `stop()`
+/// is not held up by them. No test waits for a timeout in real time
+/// beyond a short injected one, and none asserts that something happens
+/// *before* a time: the timeouts here are guards against a hang.
+@Suite
+struct HostileClientTests {
+    let folder: TempFolder
+
+    init() throws {
+        folder = try TempFolder()
+    }
+
+    func start(_ limits: WebServer.Limits = .init()) async throws -> WebServer {
+        try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"), limits: limits)
+    }
+
+    @Test(arguments: [
+        "GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: ",  // one header line
+        "GET /",                                         // the request line
+    ])
+    func aHeadOverTheLimitGets431OrIsClosed(opening: String) async throws {
+        // A timeout far beyond the test: only the limit may close it.
+        let web = try await start(.init(timeout: .seconds(600)))
+        let port = web.port
+        let attacker = try await offPool { try RawHTTPConnection(port: port) }
+        defer { attacker.close() }
+        let (end, bytes) = try await offPool {
+            // 512 KiB, no line end: the server stops taking it long before.
+            attacker.send(Array(opening.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 512 * 1024))
+            return try attacker.readUntilEnd()
+        }
+        let reply = String(decoding: bytes, as: UTF8.self)
+        // A reset may take the 431 with it; either way the server ended it,
+        // and entirely: it reads nothing more of it.
+        #expect(reply.isEmpty || reply.hasPrefix("HTTP/1.1 431"), "\(reply)")
+        #expect(end == .closed || end == .reset)
+        #expect(try await eventually { web.openConnections == 0 })
+        // And goes on serving.
+        let next = try await offPool { try RawHTTPConnection(port: port).request("/alice.html", close: true) }
+        #expect(next.status == 200)
+        await web.stop()
+    }
+
+    @Test func aHeadUnderTheLimitIsServed() async throws {
+        let web = try await start()
+        let port = web.port
+        let reply = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            connection.send("GET /alice.html HTTP/1.1\r\nHost: localhost\r\nX-Big: \(String(repeating: "a", count: 8 * 1024))\r\n\r\n")
+            return try connection.readResponse()
+        }
+        #expect(reply.status == 200)
+        await web.stop()
+    }
+
+    @Test func aMalformedRequestGets400AndIsClosed() async throws {
+        let web = try await start(.init(timeout: .seconds(600)))
+        let port = web.port
+        let connection = try await offPool { try RawHTTPConnection(port: port) }
+        defer { connection.close() }
+        let (end, bytes) = try await offPool {
+            connection.send("GET / HTTP/1.1\r\nBad Header\r\n\r\n")
+            return try connection.readUntilEnd()
+        }
+        #expect(String(decoding: bytes, as: UTF8.self).hasPrefix("HTTP/1.1 400"))
+        #expect(end == .closed)
+        // Closed, not only half-closed while the client keeps its end open.
+        #expect(try await eventually { web.openConnections == 0 })
+        await web.stop()
+    }
+
+    @Test func connectionsBeyondTheCapWaitUntilOneCloses() async throws {
+        // A long timeout: no connection may close on its own here.
+        let web = try await start(.init(timeout: .seconds(600), maxConnections: 2))
+        let port = web.port
+        let (first, second) = try await offPool {
+            let first = try RawHTTPConnection(port: port), second = try RawHTTPConnection(port: port)
+            // Served, so accepted; kept alive, so still counted.
+            _ = try first.request("/alice.html")
+            _ = try second.request("/alice.html")
+            return (first, second)
+        }
+        #expect(web.openConnections == 2)
+        let third = try await offPool {
+            let third = try RawHTTPConnection(port: port)
+            third.send("GET /alice.html HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            return third
+        }
+        // Nothing for the third while two are open. (A slow machine can
+        // only make this pass, never fail.)
+        #expect(try await offPool { third.somethingArrives(within: 0.5) } == false)
+        #expect(web.openConnections == 2)
+        first.close()
+        let reply = try await offPool { try third.readResponse() }
+        #expect(reply.status == 200)
+        second.close()
+        third.close()
+        await web.stop()
+    }
+
+    @Test func aSilentConnectionIsClosed() async throws {
+        let web = try await start(.init(timeout: .milliseconds(500)))
+        let port = web.port
+        let end = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            return try connection.readUntilEnd()
+        }
+        #expect(end.end == .closed && end.bytes.isEmpty)
+        await web.stop()
+    }
+
+    @Test func anIdleKeptAliveConnectionIsClosed() async throws {
+        // Long enough that its request gets in first on a busy machine.
+        let web = try await start(.init(timeout: .seconds(2)))
+        let port = web.port
+        let (reply, end) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            return (try connection.request("/alice.html"), try connection.readUntilEnd())
+        }
+        #expect(reply.status == 200)
+        #expect(end.end == .closed && end.bytes.isEmpty)
+        await web.stop()
+    }
+
+    @Test func aTricklingHeadIsClosed() async throws {
+        let web = try await start(.init(timeout: .milliseconds(500)))
+        let port = web.port
+        let ended = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            connection.send("GET /alice.html HTTP/1.1\r\nX-Slow: ")
+            // A byte every 50 ms: the connection is never silent for the
+            // timeout, but its head never completes.
+            return trickle(on: connection) { _ in "a" }
+        }
+        #expect(ended, "the server kept a trickling head open for the whole guard time")
+        await web.stop()
+    }
+
+    @Test func aTricklingBodyIsClosed() async throws {
+        // Long enough that its request gets in first on a busy machine.
+        let web = try await start(.init(timeout: .seconds(2)))
+        let port = web.port
+        let (reply, ended) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            connection.send("POST /alice.html HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000000\r\n\r\n")
+            // Answered at once (read-only), but the body still comes in.
+            let reply = try connection.readResponse()
+            return (reply, trickle(on: connection) { _ in "b" })
+        }
+        #expect(reply.status == 405)
+        #expect(ended, "the server kept a trickling body open for the whole guard time")
+        await web.stop()
+    }
+
+    @Test func aClientThatDoesNotReadIsClosed() async throws {
+        // Far more than the kernel buffers on both sides hold.
+        try folder.writePage("big.html", bytes: 32 << 20)
+        // Long enough that its request gets in first on a busy machine.
+        let web = try await start(.init(timeout: .seconds(2)))
+        let port = web.port
+        let connection = try await offPool {
+            let connection = try RawHTTPConnection(port: port, receiveBuffer: 4096)
+            // Two requests at once: the second response waits behind the
+            // stalled first, so Hummingbird takes it as still in progress,
+            // which its own idle timeout leaves alone.
+            connection.send(String(repeating: "GET /big.html HTTP/1.1\r\nHost: localhost\r\n\r\n", count: 2))
+            // The response has begun: the connection is in, and counted.
+            _ = try connection.receiveSome()
+            return connection
+        }
+        defer { connection.close() }
+        #expect(try await eventually { web.openConnections == 0 }, "the server waited on the stalled response for the whole guard time")
+        await web.stop()
+    }
+
+    @Test func stopIsPromptWithHostileConnectionsOpen() async throws {
+        try folder.writePage("big.html", bytes: 32 << 20)
+        // A timeout far beyond the test: only stop() may close them.
+        let web = try await start(.init(timeout: .seconds(600)))
+        let port = web.port
+        let (trickler, reader) = try await offPool {
+            let trickler = try RawHTTPConnection(port: port)
+            trickler.send("GET /alice.html HTTP/1.1\r\nX-Slow: a")
+            // Responses in progress that the client does not read (the
+            // second waits behind the first): a graceful stop alone would
+            // wait for them.
+            let reader = try RawHTTPConnection(port: port, receiveBuffer: 4096)
+            reader.send(String(repeating: "GET /big.html HTTP/1.1\r\nHost: localhost\r\n\r\n", count: 2))
+            _ = try reader.receiveSome()
+            return (trickler, reader)
+        }
+        defer { trickler.close(); reader.close() }
+        #expect(try await eventually { web.openConnections == 2 })
+        // With the 600 s timeout, only stop() itself can end them within
+        // the guard (the grace for responses in progress is 0.5 s).
+        #expect(try await finishes { await web.stop() }, "stop() waited on hostile connections for the whole guard time")
+        #expect(web.openConnections == 0)
+        let ends = try await offPool { (try trickler.readUntilEnd().end, try reader.readUntilEnd().end) }
+        #expect(ends.0 == .closed || ends.0 == .reset)
+        #expect(ends.1 == .closed || ends.1 == .reset)
+    }
+}
+
+/// Sends one byte every 50 ms until the server ends the connection (true)
+/// or the 30 s guard passes (false).
+func trickle(on connection: RawHTTPConnection, byte: (Int) -> Character) -> Bool {
+    let guardTime = Date().addingTimeInterval(30)
+    var index = 0
+    while Date() < guardTime {
+        if connection.hasEnded() { return true }
+        guard connection.send(String(byte(index))) == 1 else { return true }
+        index += 1
+        usleep(50_000)
+    }
+    return false
+}
+
+/// Polls `condition` every 20 ms until it holds (true) or the 30 s guard
+/// passes (false).
+func eventually(_ condition: @Sendable () -> Bool) async throws -> Bool {
+    let guardTime = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < guardTime {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return condition()
+}
+
+/// Whether `work` ends within the 30 s guard; a hung `work` is left
+/// behind, so that the test fails instead of hanging.
+func finishes(_ work: @escaping @Sendable () async -> Void) async throws -> Bool {
+    let done = Done()
+    Task {
+        await work()
+        done.flag.store(true, ordering: .relaxed)
+    }
+    return try await eventually { done.flag.load(ordering: .relaxed) }
+}
+
+private final class Done: Sendable {
+    let flag = Atomic<Bool>(false)
+}

@@ -1,0 +1,173 @@
+import BlogSockets
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A response read off the wire.
+struct RawResponse {
+    var status: Int
+    /// Field names lowercased.
+    var headers: [String: String]
+    var body: [UInt8]
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// How a connection ended, seen from the client.
+enum ConnectionEnd: Equatable {
+    /// The server closed it (FIN).
+    case closed
+    /// The server reset it (RST), as Linux does when it closes with input
+    /// unread.
+    case reset
+}
+
+enum RawClientError: Error {
+    case connect(Int32)
+    case timedOut
+    case malformed(String)
+    case closedEarly
+    case reset
+}
+
+/// A raw HTTP/1.1 connection on a blocking socket: requests exactly as
+/// given (no client normalisation of paths), every receive bounded by
+/// `guardSeconds`, so a broken server fails a test instead of hanging it.
+final class RawHTTPConnection: @unchecked Sendable {
+    let socket: Socket
+    private var buffer: [UInt8] = []
+
+    init(port: Int, host: String = "127.0.0.1", guardSeconds: Double = 30, receiveBuffer: Int32? = nil) throws {
+        let address = try SocketAddress(ip: host, port: port)
+        let socket = try Socket.tcp(family: address.family)
+        if let receiveBuffer { try socket.setReceiveBuffer(receiveBuffer) }
+        do {
+            try socket.setBlocking(true)
+            try socket.setTimeouts(seconds: guardSeconds)
+            try socket.connect(to: address, until: Deadline(seconds: guardSeconds))
+        } catch {
+            socket.close()
+            throw RawClientError.connect(error.errno ?? ETIMEDOUT)
+        }
+        self.socket = socket
+    }
+
+    /// Sends as much of `bytes` as the server takes; returns how much went
+    /// out before the server closed (all of it normally).
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Int {
+        var sent = 0
+        while sent < bytes.count {
+            let result = bytes.withUnsafeBytes { raw in
+                Result { () throws(SocketError) in try socket.send(UnsafeRawBufferPointer(rebasing: raw[sent...])) }
+            }
+            guard case .success(.done(let count)) = result, count > 0 else { break }
+            sent += count
+        }
+        return sent
+    }
+
+    @discardableResult
+    func send(_ text: String) -> Int { send(Array(text.utf8)) }
+
+    /// Sends one request (keep-alive unless `close`) and reads its response.
+    func request(_ path: String, method: String = "GET", close: Bool = false) throws -> RawResponse {
+        send("\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(close ? "Connection: close\r\n" : "")\r\n")
+        return try readResponse(bodyExpected: method != "HEAD")
+    }
+
+    /// Reads one response: the head, then `Content-Length` bytes of body.
+    func readResponse(bodyExpected: Bool = true) throws -> RawResponse {
+        let separator = Array("\r\n\r\n".utf8)
+        var headEnd: Int?
+        while headEnd == nil {
+            headEnd = buffer.indices.dropLast(3).first { buffer[$0..<$0 + 4].elementsEqual(separator) }
+            if headEnd == nil { guard try receiveMore() else { throw RawClientError.closedEarly } }
+        }
+        let head = String(decoding: buffer[..<headEnd!], as: UTF8.self).components(separatedBy: "\r\n")
+        buffer.removeFirst(headEnd! + 4)
+        let statusLine = head[0].split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw RawClientError.malformed(head[0]) }
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        let length = bodyExpected ? Int(headers["content-length"] ?? "0") ?? 0 : 0
+        while buffer.count < length {
+            guard try receiveMore() else { throw RawClientError.closedEarly }
+        }
+        let body = Array(buffer.prefix(length))
+        buffer.removeFirst(length)
+        return RawResponse(status: status, headers: headers, body: body)
+    }
+
+    /// Reads until the server ends the connection; returns how, and the
+    /// bytes that came first.
+    func readUntilEnd() throws -> (end: ConnectionEnd, bytes: [UInt8]) {
+        do {
+            while try receiveMore() {}
+            defer { buffer.removeAll() }
+            return (.closed, buffer)
+        } catch RawClientError.reset {
+            defer { buffer.removeAll() }
+            return (.reset, buffer)
+        }
+    }
+
+    /// Waits for some bytes and takes them off the buffer; returns how
+    /// many (0 at the end of the stream).
+    func receiveSome() throws -> Int {
+        guard buffer.isEmpty else { defer { buffer.removeAll() }; return buffer.count }
+        guard try receiveMore() else { return 0 }
+        defer { buffer.removeAll() }
+        return buffer.count
+    }
+
+    /// True once the server has ended the connection (a read would give
+    /// EOF or a reset); false while it is open and has sent nothing.
+    func hasEnded() -> Bool {
+        guard let events = socket.wait(for: Int16(POLLIN), until: Deadline(seconds: 0)) else { return false }
+        guard events & Int16(POLLIN | POLLHUP | POLLERR) != 0 else { return false }
+        var byte: UInt8 = 0
+        let count = recv(socket.fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno == ECONNRESET)
+    }
+
+    /// Whether a response (or the end) arrives within `seconds`. Only for
+    /// checking that nothing comes: a slow machine can make it say false
+    /// when something was on its way, never true when nothing was.
+    func somethingArrives(within seconds: Double) -> Bool {
+        socket.wait(for: Int16(POLLIN), until: Deadline(seconds: seconds)) != nil
+    }
+
+    func close() { socket.close() }
+
+    /// One receive into the buffer: false at the end of the stream.
+    private func receiveMore() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let result = chunk.withUnsafeMutableBytes { raw in
+            Result { () throws(SocketError) in try socket.receive(into: raw) }
+        }
+        switch result {
+        case .success(.done(let count)):
+            buffer += chunk[0..<count]
+            return count > 0
+        case .success(.wouldBlock): throw RawClientError.timedOut
+        case .failure(let error):
+            if error.errno == ECONNRESET { throw RawClientError.reset }
+            if error.errno == EAGAIN { throw RawClientError.timedOut }
+            throw RawClientError.malformed("\(error)")
+        }
+    }
+}
+
+/// Runs blocking client code on a thread of its own, so that tests waiting
+/// on sockets never hold Swift's cooperative threads (which the code under
+/// test may need to make progress).
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}

@@ -1,0 +1,144 @@
+import BlogSockets
+import Foundation
+import Logging
+import Testing
+@testable import BlogWeb
+
+/// A real `WebServer` on 127.0.0.1, port 0, in this process, over raw
+/// sockets: what a client gets for each kind of request.
+@Suite
+struct WebServerTests {
+    let folder: TempFolder
+
+    init() throws {
+        folder = try TempFolder()
+    }
+
+    func start(host: String = "127.0.0.1", limits: WebServer.Limits = .init()) async throws -> WebServer {
+        try await WebServer(folder: folder.public, host: host, port: 0, logger: Logger(label: "test.http"), limits: limits)
+    }
+
+    @Test func servesPagesTheIndexAndTheStylesheet() async throws {
+        let web = try await start()
+        #expect(web.port > 0)
+        let port = web.port
+        let (page, index, css) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            return (try connection.request("/alice.html"), try connection.request("/"), try connection.request("/style.css"))
+        }
+        #expect(page.status == 200)
+        #expect(page.text == "<h1>alice</h1>")
+        #expect(page.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(page.headers["cache-control"] == "no-cache")
+        #expect(page.headers["x-content-type-options"] == "nosniff")
+        #expect(index.text == "<h1>Blogs</h1>")
+        #expect(css.headers["content-type"] == "text/css; charset=utf-8")
+        await web.stop()
+    }
+
+    @Test func headGivesTheLengthAndNoBody() async throws {
+        let web = try await start()
+        let port = web.port
+        let (head, next) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            // The next response on the connection starts right after the
+            // head: no body bytes came between.
+            return (try connection.request("/alice.html", method: "HEAD"), try connection.request("/alice.2.html"))
+        }
+        #expect(head.status == 200)
+        #expect(head.headers["content-length"] == "14")
+        #expect(head.body.isEmpty)
+        #expect(next.status == 200 && next.text == "<h1>alice 2</h1>")
+        await web.stop()
+    }
+
+    @Test func escapesEncodingsAndOtherFilesAre404() async throws {
+        let web = try await start()
+        let port = web.port
+        let paths = ["/../blog.sqlite", "/%2e%2e/blog.sqlite", "/%2e%2e%2fblog.sqlite", "/..%2fblog.sqlite",
+                     "/public/../blog.sqlite", "//etc/passwd", "/%2Fetc%2Fpasswd", "/.alice.html.1.tmp",
+                     "/notes.txt", "/missing.html", "/folder.html", "/alice%2ehtml", "/sub/alice.html"]
+        let replies = try await offPool {
+            try paths.map { path in
+                let connection = try RawHTTPConnection(port: port)
+                defer { connection.close() }
+                return (path, try connection.request(path, close: true))
+            }
+        }
+        for (path, reply) in replies {
+            #expect(reply.status == 404, "\(path)")
+            #expect(!reply.text.contains("secret") && !reply.text.contains("half"), "\(path)")
+        }
+        await web.stop()
+    }
+
+    @Test func otherMethodsAre405() async throws {
+        let web = try await start()
+        let port = web.port
+        let replies = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            return try ["PUT", "DELETE", "POST", "OPTIONS"].map { try connection.request("/alice.html", method: $0) }
+        }
+        for reply in replies {
+            #expect(reply.status == 405)
+            #expect(reply.headers["allow"] == "GET, HEAD")
+        }
+        await web.stop()
+    }
+
+    @Test func aQueryIsIgnored() async throws {
+        let web = try await start()
+        let port = web.port
+        let reply = try await offPool { try RawHTTPConnection(port: port).request("/alice.html?v=2", close: true) }
+        #expect(reply.status == 200 && reply.text == "<h1>alice</h1>")
+        await web.stop()
+    }
+
+    @Test func localhostAndEveryAddress() async throws {
+        let local = try await start(host: "localhost")
+        let localPort = local.port
+        #expect(try await offPool { try RawHTTPConnection(port: localPort).request("/", close: true).status } == 200)
+        await local.stop()
+
+        let every = try await start(host: "*")
+        let everyPort = every.port
+        #expect(try await offPool { try RawHTTPConnection(port: everyPort).request("/", close: true).status } == 200)
+        // IPv6 too, where this machine has it.
+        if let ipv6 = try? await offPool({ try RawHTTPConnection(port: everyPort, host: "::1") }) {
+            #expect(try await offPool { try ipv6.request("/", close: true).status } == 200)
+            ipv6.close()
+        }
+        await every.stop()
+    }
+
+    @Test func badHostIsOneClearError() async {
+        for host in ["example.com", "[::1]", "1.2.3"] {
+            await #expect(throws: WebServer.StartError.badHost(host)) {
+                _ = try await WebServer(folder: folder.public, host: host, port: 0, logger: Logger(label: "test.http"))
+            }
+        }
+        #expect(WebServer.StartError.badHost("x").description == "HTTP: cannot listen on 'x': give an IPv4 or IPv6 address, localhost or *")
+    }
+
+    @Test func portInUseIsOneClearError() async throws {
+        let first = try await start()
+        do {
+            _ = try await WebServer(folder: folder.public, host: "127.0.0.1", port: first.port, logger: Logger(label: "test.http"))
+            Issue.record("a second server started on a port in use")
+        } catch {
+            #expect(error == .cannotListen(host: "127.0.0.1", port: first.port, reason: "Address already in use"))
+            #expect(error.description == "HTTP: cannot listen on 127.0.0.1:\(first.port): Address already in use")
+        }
+        await first.stop()
+    }
+
+    @Test func stopIsIdempotent() async throws {
+        let web = try await start()
+        await web.stop()
+        await web.stop()
+        #expect(web.openConnections == 0)
+    }
+}
