@@ -76,7 +76,10 @@ struct Serve: AsyncParsableCommand {
         if let httpPort = settings.httpPort {
             do {
                 web = try await WebServer(folder: URL(fileURLWithPath: settings.publicFolder), host: settings.host,
-                                          port: httpPort, logger: Logger(label: "blogd.http"), limits: .init())
+                                          port: httpPort, logger: Logger(label: "blogd.http"),
+                                          limits: WebServer.Limits(maxHeaderBytes: settings.httpMaxHeaderBytes,
+                                                                   timeout: .milliseconds(Int64(settings.httpTimeout * 1000)),
+                                                                   maxConnections: settings.httpMaxConnections))
             } catch {
                 server.stop(timeout: 1)
                 throw fail(error.description)

@@ -10,6 +10,13 @@ public struct BlogConfig: Sendable, Equatable {
     /// Also serve the public folder over HTTP on this port (off when nil;
     /// 0 picks any free port). Same `host` as the blog protocol.
     public var httpPort: Int?
+    /// Bytes of an HTTP request line or header field, and of all fields.
+    public var httpMaxHeaderBytes = 16 * 1024
+    /// Seconds an HTTP connection may take for each step: a request in, a
+    /// response out, the next request to arrive.
+    public var httpTimeout = 10.0
+    /// HTTP connections open at once; more wait in the kernel's backlog.
+    public var httpMaxConnections = 256
     /// The web folder where `NAME.html` pages go, beside `style.css`.
     public var publicFolder = "public"
     /// Answer many messages per connection instead of one.

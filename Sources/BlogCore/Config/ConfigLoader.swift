@@ -78,6 +78,9 @@ public enum ConfigLoader {
         if reader.int(forKey: "http_port") != nil || reader.string(forKey: "http_port") != nil {
             config.httpPort = try int(reader, "http_port", 0, 0...65535)
         }
+        config.httpMaxHeaderBytes = try int(reader, "http_max_header_bytes", config.httpMaxHeaderBytes, 1024...(1 << 20))
+        config.httpTimeout = try double(reader, "http_timeout", config.httpTimeout, 0.01...3600)
+        config.httpMaxConnections = try int(reader, "http_max_connections", config.httpMaxConnections, 1...1_000_000)
         config.database = try string(reader, "db", config.database)
         config.publicFolder = try string(reader, "public", config.publicFolder)
         config.keepAlive = try bool(reader, "keep_alive", config.keepAlive)
