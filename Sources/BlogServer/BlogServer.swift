@@ -84,6 +84,9 @@ public final class BlogServer: Sendable {
     /// hand (backpressure), or the peer has closed its side.
     public var unreadConnections: Int { state.withLock { $0.loops }.reduce(0) { $0 + $1.unreadCount } }
 
+    /// Connections whose `err:BUSY` is held back for the busy delay.
+    public var heldRefusals: Int { state.withLock { $0.loops }.reduce(0) { $0 + $1.refusingCount } }
+
     /// The lanes and budgets requests go through (for tests).
     var router: RequestRouter? { state.withLock { $0.router } }
 

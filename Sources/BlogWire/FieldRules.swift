@@ -19,21 +19,23 @@ public enum FieldRules {
     public static func title(_ value: String) throws(FieldError) -> String {
         guard !value.allSatisfy(\.isWhitespace) else { throw .emptyTitle }
         guard value.unicodeScalars.count <= maxTitleCharacters else { throw .titleTooLong }
-        guard !value.unicodeScalars.contains(where: isControl) else { throw .controlCharacters }
+        guard !value.utf8.contains(where: isControl) else { throw .controlCharacters }
         return value
     }
 
     /// CONTENT: may be empty; tabs and line breaks are kept, other control
     /// characters (NUL, escape sequences) are refused rather than stored.
     public static func content(_ value: String) throws(FieldError) -> String {
-        let allowed: Set<Unicode.Scalar> = ["\t", "\n", "\r"]
-        guard !value.unicodeScalars.contains(where: { isControl($0) && !allowed.contains($0) }) else {
+        guard !value.utf8.contains(where: { isControl($0) && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
             throw .controlCharacters
         }
         return value
     }
 
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || scalar.value == 0x7F
+    /// C0 controls and DEL. They are ASCII, and no byte of a multi-byte
+    /// UTF-8 sequence is ASCII, so looking at the bytes is looking at the
+    /// characters, at a fraction of the cost on a 64 KiB post.
+    private static func isControl(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x7F
     }
 }

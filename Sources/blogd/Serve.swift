@@ -62,6 +62,7 @@ struct Serve: AsyncParsableCommand {
         options.hashBurstPerAddress = settings.hashBurstPerAddress
         options.maxHashWait = settings.maxHashWait
         options.budgetExempt = settings.budgetExempt
+        options.connection.busyDelay = settings.busyDelay
         options.connection.keepAlive = settings.keepAlive
         options.connection.maxMessageBytes = settings.maxMessageBytes
         options.connection.readTimeout = settings.readTimeout

@@ -85,6 +85,26 @@ struct BudgetTests {
         #expect(f.service.passwordHashes - before == 5)
     }
 
+    /// A refused client waits for its err:BUSY (the busy delay), so a flood
+    /// of refused requests cannot come straight back.
+    @Test func errBusyIsHeldBackForTheBusyDelay() throws {
+        let f = try ServerFixture {
+            $0.hashBurstPerAddress = 1
+            $0.maxConnectionsPerAddress = 1
+            $0.connection.busyDelay = 1
+        }
+        defer { f.tearDown() }
+        #expect(try Self.ask(f, "login:a:x[E];", from: Self.hostile) == "log:NA[E];")
+        let refused = try f.client(source: Self.hostile)
+        try refused.send("login:b:x[E];")
+        // The request is in and refused; the answer waits for the clock.
+        #expect(eventually { f.server.heldRefusals == 1 })
+        #expect(!refused.hasInput(within: 0.1))
+        f.advance(by: 1)
+        #expect(try refused.readReply() == "err:BUSY[E];")
+        #expect(refused.expectCleanEOF() == .eof)
+    }
+
     // MARK: Lanes
 
     /// With the hash lane full, a login is refused at once, while an

@@ -81,6 +81,25 @@ struct ConnectionMachineLimitTests {
         #expect(machine.inputEnded(at: t0) == [.close])
     }
 
+    /// A refusal is held back for the busy delay: nothing is read or sent
+    /// meanwhile, so a refused client waits instead of coming straight back.
+    @Test func errBusyWaitsForTheBusyDelay() {
+        var machine = makeMachine { $0.busyDelay = 1 }
+        #expect(machine.reject(with: .busy, at: t0) == [.armTimer(t0.adding(seconds: 1)), .pauseReading])
+        #expect(machine.phase == .refusing(.busy))
+        #expect(machine.received(bytes("login:a:b[E];"), at: t0) == [])
+        #expect(machine.timerFired(at: t0.adding(seconds: 0.9)) == [])
+        #expect(machine.timerFired(at: t0.adding(seconds: 1)) == [.refuse(.busy), .armTimer(t0.adding(seconds: 6)), .resumeReading])
+        #expect(machine.wrote(Reply.busy.byteCount, at: t0) == [.shutdownWrite])
+    }
+
+    @Test func aBusyAnswerWaitsTooAndAResetEndsTheWait() {
+        var machine = started(keepAlive: true) { $0.busyDelay = 2 }
+        _ = machine.received(bytes("login:a:b[E];x[E];"), at: t0)
+        #expect(machine.answered(.busy, at: t1) == [.armTimer(t1.adding(seconds: 2)), .pauseReading])
+        #expect(machine.failed() == [.close])
+    }
+
     // MARK: Backpressure
 
     @Test func aPeerThatDoesNotReadGetsNoMoreAnswersUntilItCatchesUp() {

@@ -171,6 +171,7 @@ func makeMachine(keepAlive: Bool = false, _ configure: (inout ConnectionMachine.
     options.keepAlive = keepAlive
     options.readTimeout = 10
     options.lingerTimeout = 5
+    options.busyDelay = 0
     configure(&options)
     return ConnectionMachine(options: options)
 }

@@ -90,6 +90,8 @@ public final class TestBlog: @unchecked Sendable {
             options.maxConnectionsPerAddress = 1_000_000
             options.hashBurstPerAddress = 1_000_000
             options.maxHashWait = 3600
+            // err:BUSY at once, unless a test of the delay asks for one.
+            options.connection.busyDelay = 0
             options.connection.lingerTimeout = lingerTimeout
             configure(&options)
             precondition(options.port != 51515, "tests never use the production port")

@@ -34,6 +34,9 @@ public struct BlogConfig: Sendable, Equatable {
     public var hashBurstPerAddress = 10
     /// Seconds of password hashing that may wait; past it, err:BUSY.
     public var maxHashWait = 2.0
+    /// Seconds an err:BUSY is held back, so a refused client cannot turn
+    /// into a flood of connections.
+    public var busyDelay = 1.0
     /// Addresses the per-address budgets leave alone: by default the
     /// loopback ones, where a local script or proxy speaks for many people.
     public var budgetExempt = ["127.0.0.1", "::1"]

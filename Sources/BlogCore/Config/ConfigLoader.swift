@@ -93,6 +93,7 @@ public enum ConfigLoader {
         config.hashBurstPerAddress = try int(reader, "hash_burst_per_address", config.hashBurstPerAddress, 1...1_000_000)
         config.maxHashWait = try double(reader, "max_hash_wait", config.maxHashWait, 0.001...3600)
         config.budgetExempt = try addresses(reader, "budget_exempt", config.budgetExempt)
+        config.busyDelay = try double(reader, "busy_delay", config.busyDelay, 0...60)
         config.loginLease = try double(reader, "login_lease", config.loginLease, 0...(365 * 86_400))
         config.openPosting = try bool(reader, "open_posting", config.openPosting)
         config.scrypt.logN = try int(reader, "scrypt.log_n", config.scrypt.logN, 1...20)

@@ -31,6 +31,11 @@ public struct ConnectionMachine: Sendable {
         /// Reply bytes queued for a peer that does not read, beyond which no
         /// more messages are taken (nor read).
         public var maxQueuedReplyBytes = 64 * 1024
+        /// Seconds an `err:BUSY` waits before it is sent, the connection
+        /// neither read nor answered meanwhile. A client told to come back
+        /// later otherwise comes back at once: a flood of them would turn
+        /// into a flood of connections, paid for with everyone's CPU.
+        public var busyDelay = 1.0
 
         public init() {}
     }
@@ -56,6 +61,9 @@ public struct ConnectionMachine: Sendable {
     public enum Phase: Sendable, Equatable {
         /// Waiting for or carrying out messages.
         case open
+        /// Holding back a refusal (`err:BUSY`) until the busy delay is over;
+        /// nothing is read meanwhile.
+        case refusing(Reply)
         /// The last reply is queued; the write half closes once it is out.
         case flushing
         /// Write half closed; input is read and dropped until the peer closes.
@@ -74,6 +82,9 @@ public struct ConnectionMachine: Sendable {
     public private(set) var isHandling = false
 
     private var decoder: FrameDecoder
+    /// The held refusal answers a message (`.send`), not the connection
+    /// itself (`.refuse`).
+    private var refusalAnswers = false
     private var peerClosed = false
     private var stopping = false
     private var timer: Moment?
@@ -92,9 +103,10 @@ public struct ConnectionMachine: Sendable {
     }
 
     /// The connection was accepted over a limit: the peer gets `reply`
-    /// (`err:BUSY`) and nothing it sends is read as a message.
+    /// (`err:BUSY`, after the busy delay) and nothing it sends is read as
+    /// a message.
     public mutating func reject(with reply: Reply, at now: Moment) -> [Action] {
-        run { $0.finish(refusing: reply, at: now) }
+        run { $0.refuse(reply, answering: false, at: now) }
     }
 
     /// Bytes arrived from the peer.
@@ -119,7 +131,7 @@ public struct ConnectionMachine: Sendable {
             machine.peerClosed = true
             switch machine.phase {
             case .open: machine.pump(at: now)
-            case .flushing: machine.updateReading()
+            case .flushing, .refusing: machine.updateReading()
             case .draining: machine.close()
             case .closed: break
             }
@@ -139,6 +151,10 @@ public struct ConnectionMachine: Sendable {
             guard machine.isHandling else { return }
             machine.isHandling = false
             guard machine.phase == .open else { return }
+            if reply == .busy {
+                // The service or a budget said come back later: hold it.
+                return machine.refuse(reply, answering: true, at: now)
+            }
             machine.queue(.send(reply), reply)
             if reply.closesConnection || !machine.options.keepAlive {
                 machine.finish(refusing: nil, at: now)
@@ -155,7 +171,7 @@ public struct ConnectionMachine: Sendable {
             switch machine.phase {
             case .open: machine.pump(at: now)
             case .flushing: machine.closeWriteHalfIfFlushed()
-            case .draining, .closed: break
+            case .refusing, .draining, .closed: break
             }
         }
     }
@@ -171,6 +187,9 @@ public struct ConnectionMachine: Sendable {
                 // The read timeout is for the peer, not for the server's work.
                 break
             case .open: machine.finish(refusing: .timedOut, at: now)
+            case .refusing(let reply):
+                machine.phase = .open
+                machine.sendRefusal(reply, at: now)
             case .flushing, .draining: machine.close()
             case .closed: break
             }
@@ -219,6 +238,22 @@ public struct ConnectionMachine: Sendable {
         }
     }
 
+    /// Refuses with `reply` once the busy delay is over (at once without
+    /// one); until then the connection is neither read nor answered.
+    private mutating func refuse(_ reply: Reply, answering: Bool, at now: Moment) {
+        refusalAnswers = answering
+        guard options.busyDelay > 0 else { return sendRefusal(reply, at: now) }
+        phase = .refusing(reply)
+        setTimer(now.adding(seconds: options.busyDelay))
+        updateReading()
+    }
+
+    private mutating func sendRefusal(_ reply: Reply, at now: Moment) {
+        guard refusalAnswers else { return finish(refusing: reply, at: now) }
+        queue(.send(reply), reply)
+        finish(refusing: nil, at: now)
+    }
+
     /// Queues a last reply (if any) and starts closing: flush, close the
     /// write half, drain, close, all within the linger time.
     private mutating func finish(refusing reply: Reply?, at now: Moment) {
@@ -263,6 +298,8 @@ public struct ConnectionMachine: Sendable {
                 && decoder.pendingByteCount < options.maxMessageBytes + Frame.terminator.count
         case .flushing, .draining:
             wanted = !peerClosed
+        case .refusing:
+            wanted = false
         case .closed:
             return
         }

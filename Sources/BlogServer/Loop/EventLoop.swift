@@ -54,6 +54,7 @@ final class EventLoop: @unchecked Sendable {
     private let listenersDetached = DispatchSemaphore(value: 0)
     private let openConnections = Atomic<Int>(0)
     private let unreadConnections = Atomic<Int>(0)
+    private let refusingConnections = Atomic<Int>(0)
 
     // Loop-thread state.
     private var slots: [LoopConnection?] = []
@@ -99,6 +100,9 @@ final class EventLoop: @unchecked Sendable {
 
     /// Open connections whose input the loop leaves unread right now.
     var unreadCount: Int { unreadConnections.load(ordering: .relaxed) }
+
+    /// Connections whose refusal is held back for the busy delay.
+    var refusingCount: Int { refusingConnections.load(ordering: .relaxed) }
 
     /// Starts the loop's thread.
     func start() {
@@ -390,6 +394,12 @@ final class EventLoop: @unchecked Sendable {
             connection.countedUnread = unread
             unreadConnections.add(unread ? 1 : -1, ordering: .relaxed)
         }
+        var refusing = false
+        if case .refusing = connection.machine.phase { refusing = true }
+        if refusing != connection.countedRefusing {
+            connection.countedRefusing = refusing
+            refusingConnections.add(refusing ? 1 : -1, ordering: .relaxed)
+        }
         var wanted: Epoll.Events = []
         if connection.machine.isReading { wanted.insert(.readable) }
         if connection.waitingToWrite { wanted.insert(.writable) }
@@ -408,6 +418,7 @@ final class EventLoop: @unchecked Sendable {
         context.limits.release(connection.admission, from: connection.budgetKey)
         openConnections.subtract(1, ordering: .relaxed)
         if connection.countedUnread { unreadConnections.subtract(1, ordering: .relaxed) }
+        if connection.countedRefusing { refusingConnections.subtract(1, ordering: .relaxed) }
     }
 
     // MARK: Timers

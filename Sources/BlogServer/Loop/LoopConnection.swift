@@ -23,6 +23,8 @@ final class LoopConnection {
     var waitingToWrite = false
     /// Counted in the loop's connections left unread (open, not reading).
     var countedUnread = false
+    /// Counted in the loop's connections holding back a refusal.
+    var countedRefusing = false
     /// The machine's armed timer.
     var deadline: Moment?
     /// The earliest of this connection's entries in the loop's timer heap.
