@@ -32,6 +32,11 @@ public final class BlogServer: Sendable {
         public var hashesPerAddressPerSecond = 2.0
         /// ...and at once after a quiet spell.
         public var hashBurstPerAddress = 10
+        /// Bytes of posts one address may send per second, on average...
+        public var postBytesPerAddressPerSecond = 256 * 1024
+        /// ...and at once after a quiet spell (never less than one message
+        /// of the largest size).
+        public var postBurstBytesPerAddress = 1024 * 1024
         /// Seconds of hashing that registers and logins may hold waiting;
         /// past it, a new one gets `err:BUSY` at once.
         public var maxHashWait = 2.0
@@ -110,8 +115,11 @@ public final class BlogServer: Sendable {
             hashing: HashLane(maxWait: options.maxHashWait, concurrency: 2 * service.hashingThreads) { [service] in
                 (service.secondsPerHash, service.hashingThreads)
             },
-            hashBudget: HashBudget(perSecond: options.hashesPerAddressPerSecond, burst: Double(options.hashBurstPerAddress),
-                                   exempt: limits.exempt),
+            hashBudget: AddressBudget(perSecond: options.hashesPerAddressPerSecond, burst: Double(options.hashBurstPerAddress),
+                                      exempt: limits.exempt),
+            postBudget: AddressBudget(perSecond: Double(options.postBytesPerAddressPerSecond),
+                                      burst: Double(max(options.postBurstBytesPerAddress, options.connection.maxMessageBytes)),
+                                      exempt: limits.exempt),
             audit: audit, clock: options.clock)
         let context = EventLoop.Context(connection: options.connection, limits: limits, router: router,
                                         audit: audit, clock: options.clock)

@@ -10,7 +10,8 @@ import BlogWire
 /// - Register and login hash a password. They go to the hash lane, bounded
 ///   by the work it holds, after the address's hash budget; past either,
 ///   they get `err:BUSY` at once.
-/// - Everything else (newpost) goes to the post lane.
+/// - Everything else (newpost) goes to the post lane, after the address's
+///   budget of post bytes.
 ///
 /// In both lanes the service carries the request out on Dispatch, and the
 /// reply comes back to the loop through `done`.
@@ -18,15 +19,18 @@ final class RequestRouter: Sendable {
     let service: BlogService
     let posts: Lane
     let hashing: HashLane
-    let hashBudget: HashBudget
+    let hashBudget: AddressBudget
+    let postBudget: AddressBudget
     private let audit: AuditLog
     private let clock: ServerClock
 
-    init(service: BlogService, posts: Lane, hashing: HashLane, hashBudget: HashBudget, audit: AuditLog, clock: ServerClock) {
+    init(service: BlogService, posts: Lane, hashing: HashLane, hashBudget: AddressBudget, postBudget: AddressBudget,
+         audit: AuditLog, clock: ServerClock) {
         self.service = service
         self.posts = posts
         self.hashing = hashing
         self.hashBudget = hashBudget
+        self.postBudget = postBudget
         self.audit = audit
         self.clock = clock
     }
@@ -46,6 +50,9 @@ final class RequestRouter: Sendable {
             done(outcome, session)
         }
         guard command.hashesPassword else {
+            guard postBudget.take(Double(body.count), for: key, at: started) else {
+                return answer(Outcome(reply: .busy, command: command.rawValue), session)
+            }
             posts.submit(job)
             return nil
         }

@@ -2,6 +2,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <linux/fs.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <malloc.h>
 #include <sys/socket.h>
 #include "CLinux.h"
@@ -16,4 +19,8 @@ int clinux_set_mmap_threshold(int bytes) {
 
 int clinux_rename_exchange(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
+}
+
+int clinux_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
 }

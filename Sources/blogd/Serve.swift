@@ -61,6 +61,8 @@ struct Serve: AsyncParsableCommand {
         options.hashesPerAddressPerSecond = settings.hashesPerAddressPerSecond
         options.hashBurstPerAddress = settings.hashBurstPerAddress
         options.maxHashWait = settings.maxHashWait
+        options.postBytesPerAddressPerSecond = settings.postBytesPerAddressPerSecond
+        options.postBurstBytesPerAddress = settings.postBurstBytesPerAddress
         options.budgetExempt = settings.budgetExempt
         options.connection.busyDelay = settings.busyDelay
         options.connection.keepAlive = settings.keepAlive

@@ -89,7 +89,7 @@ struct BudgetPartsTests {
         #expect(limits.admit(from: other) == .rejected)
         for _ in 0..<5 { limits.release(.served, from: local) }
         #expect(limits.openCount == 2, "one served and one rejected of the other")
-        let hashes = HashBudget(perSecond: 1, burst: 1, exempt: [local])
+        let hashes = AddressBudget(perSecond: 1, burst: 1, exempt: [local])
         let now = Moment(nanoseconds: 1)
         #expect((0..<5).allSatisfy { _ in hashes.take(for: local, at: now) })
         #expect(hashes.take(for: other, at: now))

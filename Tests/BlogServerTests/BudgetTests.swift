@@ -85,6 +85,27 @@ struct BudgetTests {
         #expect(f.service.passwordHashes - before == 5)
     }
 
+    /// Bytes of posts per address: a client posting large messages gets its
+    /// burst, then its rate; another address posts on.
+    @Test func postBytesPerAddressAreBudgeted() throws {
+        let f = try ServerFixture {
+            $0.postBurstBytesPerAddress = 3000
+            $0.postBytesPerAddressPerSecond = 1000
+            // The burst is never less than one message of the largest size.
+            $0.connection.maxMessageBytes = 2048
+        }
+        defer { f.tearDown() }
+        #expect(try Self.ask(f, "register:big:pw[E];", from: Self.hostile) == "reg:OK[E];")
+        let text = String(repeating: "x", count: 950)  // with its head, under 1000 bytes
+        let replies = try (0..<5).map { try Self.ask(f, "newpost:big:T\($0):\(text)[E];", from: Self.hostile) }
+        #expect(replies == ["post:OK[E];", "post:OK[E];", "post:OK[E];", "err:BUSY[E];", "err:BUSY[E];"])
+        #expect(try f.postCount(of: "big") == 3)
+        try f.registerAndLogin("small")
+        #expect(try f.ask("newpost:small:T:\(text)[E];") == "post:OK[E];")
+        f.advance(by: 1)
+        #expect(try Self.ask(f, "newpost:big:Later:\(text)[E];", from: Self.hostile) == "post:OK[E];")
+    }
+
     /// A refused client waits for its err:BUSY (the busy delay), so a flood
     /// of refused requests cannot come straight back.
     @Test func errBusyIsHeldBackForTheBusyDelay() throws {

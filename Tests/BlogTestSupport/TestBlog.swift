@@ -89,6 +89,7 @@ public final class TestBlog: @unchecked Sendable {
             // that never moves: no per-address budget unless a test sets one.
             options.maxConnectionsPerAddress = 1_000_000
             options.hashBurstPerAddress = 1_000_000
+            options.postBurstBytesPerAddress = 1 << 40
             options.maxHashWait = 3600
             // err:BUSY at once, unless a test of the delay asks for one.
             options.connection.busyDelay = 0

@@ -32,6 +32,10 @@ public struct BlogConfig: Sendable, Equatable {
     public var hashesPerAddressPerSecond = 2.0
     /// ...and at once after a quiet spell.
     public var hashBurstPerAddress = 10
+    /// Bytes of posts one address may send per second on average...
+    public var postBytesPerAddressPerSecond = 256 * 1024
+    /// ...and at once after a quiet spell.
+    public var postBurstBytesPerAddress = 1024 * 1024
     /// Seconds of password hashing that may wait; past it, err:BUSY.
     public var maxHashWait = 2.0
     /// Seconds an err:BUSY is held back, so a refused client cannot turn

@@ -92,6 +92,8 @@ public enum ConfigLoader {
         config.hashesPerAddressPerSecond = try double(reader, "hashes_per_address_per_second", config.hashesPerAddressPerSecond, 0.001...1_000_000)
         config.hashBurstPerAddress = try int(reader, "hash_burst_per_address", config.hashBurstPerAddress, 1...1_000_000)
         config.maxHashWait = try double(reader, "max_hash_wait", config.maxHashWait, 0.001...3600)
+        config.postBytesPerAddressPerSecond = try int(reader, "post_bytes_per_address_per_second", config.postBytesPerAddressPerSecond, 1...(1 << 40))
+        config.postBurstBytesPerAddress = try int(reader, "post_burst_bytes_per_address", config.postBurstBytesPerAddress, 1...(1 << 40))
         config.budgetExempt = try addresses(reader, "budget_exempt", config.budgetExempt)
         config.busyDelay = try double(reader, "busy_delay", config.busyDelay, 0...60)
         config.loginLease = try double(reader, "login_lease", config.loginLease, 0...(365 * 86_400))

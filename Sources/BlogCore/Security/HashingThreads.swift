@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import Foundation
 import Synchronization
@@ -10,6 +11,10 @@ import Synchronization
 /// a server has many threads; hashing on the same few threads every time
 /// keeps that memory at one buffer per thread, and the number of hashes
 /// running at once at one per core.
+///
+/// They run at a lower CPU priority (nice 10): a hash that may take 200 ms
+/// yields to the work of cheap requests (a post, a reply), so a flood of
+/// logins slows logins, not everyone.
 final class HashingThreads: Sendable {
     /// The one set the process uses.
     static let shared = HashingThreads(count: max(1, ProcessInfo.processInfo.activeProcessorCount))
@@ -23,6 +28,7 @@ final class HashingThreads: Sendable {
         self.count = count
         for index in 0 ..< count {
             let thread = Thread { [self] in
+                _ = clinux_set_thread_nice(10)
                 while true {
                     waiting.wait()
                     let job = jobs.withLock { $0.removeFirst() }

@@ -31,14 +31,14 @@ struct TokenBuckets: Sendable {
     /// Addresses remembered (for tests).
     var count: Int { buckets.count }
 
-    /// Takes a token for `key`: false when its bucket is empty.
-    mutating func take(for key: AddressKey, at now: Moment) -> Bool {
+    /// Takes `amount` tokens for `key`: false when its bucket holds fewer.
+    mutating func take(_ amount: Double = 1, for key: AddressKey, at now: Moment) -> Bool {
         var bucket = refilled(buckets[key], at: now)
-        guard bucket.tokens >= 1 else {
+        guard bucket.tokens >= amount else {
             buckets[key] = bucket
             return false
         }
-        bucket.tokens -= 1
+        bucket.tokens -= amount
         if buckets[key] == nil && buckets.count >= capacity { evict(at: now) }
         buckets[key] = bucket
         return true

@@ -19,6 +19,10 @@ int clinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
 /// how a 16 MiB scrypt buffer would otherwise stay resident for good.
 int clinux_set_mmap_threshold(int bytes);
 
+/// setpriority for the calling thread only (Linux keeps a nice value per
+/// thread): `nice` from 0 to 19, higher yields the CPU to other threads.
+int clinux_set_thread_nice(int nice);
+
 /// renameat2(from, to, RENAME_EXCHANGE): swaps two existing names
 /// atomically. Returns 0, or -1 with errno (ENOENT when `to` does not
 /// exist, EINVAL where the file system cannot exchange).

@@ -1,0 +1,27 @@
+import Synchronization
+
+/// A budget per address (or IPv6 /64), shared by every event loop: a token
+/// bucket each, refilled at `rate` a second up to `burst`.
+///
+/// Two of them guard the server: password hashes (registers and logins
+/// spend one whether the name exists or not, so random names drain it as
+/// fast as real ones) and bytes of posts (a client posting the largest
+/// messages it may cannot take the CPU from everyone else).
+///
+///     let hashes = AddressBudget(perSecond: 2, burst: 10)
+///     guard hashes.take(for: key, at: now) else { return .busy }
+final class AddressBudget: Sendable {
+    private let buckets: Mutex<TokenBuckets>
+    private let exempt: Set<AddressKey>
+
+    init(perSecond rate: Double, burst: Double, exempt: Set<AddressKey> = []) {
+        buckets = Mutex(TokenBuckets(rate: rate, burst: max(1, burst)))
+        self.exempt = exempt
+    }
+
+    /// Takes `amount` for `key`; false when the address is over its budget.
+    func take(_ amount: Double = 1, for key: AddressKey, at now: Moment) -> Bool {
+        guard !exempt.contains(key) else { return true }
+        return buckets.withLock { $0.take(amount, for: key, at: now) }
+    }
+}
