@@ -112,7 +112,10 @@ public final class BlogServer: Sendable {
         let router = RequestRouter(
             service: service,
             posts: Lane(name: "posts", limit: max(1, options.maxConcurrentRequests)),
-            hashing: HashLane(maxWait: options.maxHashWait, concurrency: 2 * service.hashingThreads) { [service] in
+            // Every admitted request gets a place at once, so that it waits
+            // in the hashing threads' queue, which takes addresses in turn,
+            // and not in a first-come line before it.
+            hashing: HashLane(maxWait: options.maxHashWait, concurrency: 64) { [service] in
                 (service.secondsPerHash, service.hashingThreads)
             },
             hashBudget: AddressBudget(perSecond: options.hashesPerAddressPerSecond, burst: Double(options.hashBurstPerAddress),

@@ -131,10 +131,13 @@ struct BudgetTests {
     /// With the hash lane full, a login is refused at once, while an
     /// unknown command and a newpost, which hash nothing, are carried out.
     @Test func cheapRequestsAreAnsweredWhileTheHashLaneIsFull() throws {
-        let f = try ServerFixture()
+        // A bound so small it admits one request at a time.
+        let f = try ServerFixture { $0.maxHashWait = 1e-9 }
         defer { f.tearDown() }
         try f.registerAndLogin("Poster")
         let lane = try #require(f.server.router?.hashing)
+        // The login's place is given back just after its reply went out.
+        #expect(eventually { lane.load == 0 })
         var held = 0
         while lane.reserve() { held += 1 }
         defer { (0..<held).forEach { _ in lane.cancel() } }

@@ -21,7 +21,7 @@ final class HashingThreads: Sendable {
 
     /// Threads, so hashes that run at once.
     let count: Int
-    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private let queue = Mutex(FairQueue<@Sendable () -> Void>())
     private let waiting = DispatchSemaphore(value: 0)
 
     private init(count: Int) {
@@ -31,8 +31,8 @@ final class HashingThreads: Sendable {
                 _ = clinux_set_thread_nice(10)
                 while true {
                     waiting.wait()
-                    let job = jobs.withLock { $0.removeFirst() }
-                    job()
+                    let job = queue.withLock { $0.next() }
+                    job?()
                 }
             }
             thread.name = "blogd.scrypt.\(index)"
@@ -40,19 +40,55 @@ final class HashingThreads: Sendable {
         }
     }
 
-    /// Runs `body` on one of the threads and waits for its result.
-    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+    /// Runs `body` on one of the threads and waits for its result. Waiting
+    /// hashes are taken in turn by `owner` (the client's address), so a
+    /// flood from one address delays another by no more than the hashes
+    /// already running.
+    func run<T: Sendable>(for owner: String, _ body: @escaping @Sendable () -> T) -> T {
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
-        jobs.withLock {
-            $0.append {
+        queue.withLock {
+            $0.append({
                 let value = body()
                 result.withLock { $0 = value }
                 done.signal()
-            }
+            }, for: owner)
         }
         waiting.signal()
         done.wait()
         return result.withLock { $0! }
+    }
+}
+
+/// A queue that takes items by owner in turn: first the oldest item of
+/// the owner whose turn it is, then the next owner's.
+struct FairQueue<Item> {
+    private var items: [String: [Item]] = [:]
+    /// Owners with items, in the order their turns come.
+    private var turns: [String] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == turns.count }
+
+    mutating func append(_ item: Item, for owner: String) {
+        if items[owner, default: []].isEmpty { turns.append(owner) }
+        items[owner, default: []].append(item)
+    }
+
+    mutating func next() -> Item? {
+        guard head < turns.count else { return nil }
+        let owner = turns[head]
+        head += 1
+        let item = items[owner]!.removeFirst()
+        if items[owner]!.isEmpty {
+            items[owner] = nil
+        } else {
+            turns.append(owner)
+        }
+        if head > 64 && head * 2 > turns.count {
+            turns.removeFirst(head)
+            head = 0
+        }
+        return item
     }
 }

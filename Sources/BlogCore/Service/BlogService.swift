@@ -113,7 +113,7 @@ public final class BlogService: Sendable {
             if Self.reservedNames.contains(user.key) { return .nameTaken }
             // Cheap check first, so taken names cost no scrypt.
             if try users.user(named: user) != nil { return .nameTaken }
-            let hash = try hashing { [hasher] () throws(PasswordHasher.HashError) in try hasher.hash(password) }
+            let hash = try hashing(for: session) { [hasher] () throws(PasswordHasher.HashError) in try hasher.hash(password) }
             let record = try storage.createUser(name: user.value, passwordHash: hash, at: now())
             do {
                 try pageWriter.write(record)
@@ -146,7 +146,7 @@ public final class BlogService: Sendable {
         }
         // A locked-out guesser learns nothing more, and costs no scrypt.
         guard throttle.begin(user, from: session.peerAddress) else { return .loginRefused }
-        let valid = hashing { [hasher] in
+        let valid = hashing(for: session) { [hasher] in
             guard let record else {
                 // Same cost as a real check, so timing does not reveal names.
                 hasher.verifyDecoy(password)
@@ -230,9 +230,9 @@ public final class BlogService: Sendable {
     /// scrypt is memory-hard: it runs on the process's hashing threads (one
     /// per core), which keeps its memory bounded however many clients log
     /// in at once.
-    private func hashing<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
+    private func hashing<T: Sendable, E: Error>(for session: Session, _ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
         hashCount.add(1, ordering: .relaxed)
-        return try HashingThreads.shared.run { [self] () -> Result<T, E> in
+        return try HashingThreads.shared.run(for: session.peerAddress) { [self] () -> Result<T, E> in
             let started = ContinuousClock.now
             defer {
                 // Racing updates may lose a sample; an average does not mind.

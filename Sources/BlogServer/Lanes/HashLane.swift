@@ -26,11 +26,13 @@ final class HashLane: Sendable {
     var load: Int { admitted.load(ordering: .relaxed) }
 
     /// How many requests the bound admits at the current cost; at least
-    /// one, so a costly setting never refuses everything.
+    /// one, so a costly setting never refuses everything. (Past the lane's
+    /// places, admitted requests wait for a place in order; with the
+    /// defaults the bound admits fewer than there are places.)
     var capacity: Int {
         let (seconds, parallel) = cost()
         guard seconds > 0 else { return .max }
-        return max(1, Int(maxWait * Double(max(1, parallel)) / seconds))
+        return max(1, Int(min(Double(Int.max / 2), maxWait * Double(max(1, parallel)) / seconds)))
     }
 
     /// Takes a place for one request; false when the lane is full. Every
