@@ -55,7 +55,7 @@ final class BenchClient: @unchecked Sendable {
         }
         for _ in 0..<workload.prefillPosts {
             counter += 1
-            try expect(workload.post(client: index, counter: counter), [.posted], doing: "prefill post for \(user)")
+            try expect(workload.prefillPost(client: index, counter: counter), [.posted], doing: "prefill post for \(user)")
         }
     }
 

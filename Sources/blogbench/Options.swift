@@ -34,6 +34,12 @@ struct BenchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Before measuring, give each prepared user this many posts (big pages).", valueName: "n"))
     var prefillPosts = 0
 
+    @Option(help: ArgumentHelp("Bytes of content in each prefill post (default: --post-size).", valueName: "bytes"))
+    var prefillPostSize: Int?
+
+    @Flag(help: "Prefill posts are all '\"' (six bytes each on the page once escaped), the costliest text there is.")
+    var prefillQuotes = false
+
     @Option(help: "Prefix of the user names this run creates (default: random, so reruns do not collide).")
     var userPrefix: String?
 
@@ -61,6 +67,7 @@ struct BenchOptions: ParsableArguments {
         guard timeout > 0 else { throw ValidationError("--timeout must be positive.") }
         guard postSize >= 0 else { throw ValidationError("--post-size must not be negative.") }
         guard prefillPosts >= 0 else { throw ValidationError("--prefill-posts must not be negative.") }
+        guard (prefillPostSize ?? 0) >= 0 else { throw ValidationError("--prefill-post-size must not be negative.") }
         if mix != nil && op != .mixed { throw ValidationError("--mix only applies to --op mixed.") }
         _ = try parsedMix()
         if let userPrefix {
@@ -90,7 +97,9 @@ struct BenchOptions: ParsableArguments {
 
     /// What each client sends, with the given user-name prefix.
     func workload(prefix: String) throws -> Workload {
-        Workload(mix: try parsedMix(), prefix: prefix, postSize: postSize, prefillPosts: prefillPosts)
+        Workload(mix: try parsedMix(), prefix: prefix, postSize: postSize, prefillPosts: prefillPosts,
+                 prefillContent: prefillQuotes ? String(repeating: "\"", count: prefillPostSize ?? postSize)
+                                               : Workload.text(bytes: prefillPostSize ?? postSize))
     }
 
     /// How long to measure, or `nil` when `--requests` bounds the run.

@@ -13,16 +13,19 @@ struct Workload: Sendable {
     /// One password for all users of the run: the bench measures the
     /// server, not password variety.
     let password: String
-    /// The content of every post, `postSize` bytes.
+    /// The content of every measured post, `postSize` bytes.
     let content: String
+    /// The content of every prefill post.
+    let prefillContent: String
 
-    init(mix: Mix, prefix: String, postSize: Int, prefillPosts: Int) {
+    init(mix: Mix, prefix: String, postSize: Int, prefillPosts: Int, prefillContent: String? = nil) {
         self.mix = mix
         self.prefix = prefix
         self.postSize = postSize
         self.prefillPosts = prefillPosts
         self.password = "bench-\(prefix)-secret"
         self.content = Self.text(bytes: postSize)
+        self.prefillContent = prefillContent ?? content
     }
 
     /// Login and newpost need a user per client that exists before measuring.
@@ -53,6 +56,11 @@ struct Workload: Sendable {
     func login(client: Int) -> [UInt8] { Self.encode("login", userName(client: client), password) }
     func post(client: Int, counter: Int) -> [UInt8] {
         Self.encode("newpost", userName(client: client), "Bench post \(counter)", content)
+    }
+
+    /// A post made before measuring, to fill the user's pages.
+    func prefillPost(client: Int, counter: Int) -> [UInt8] {
+        Self.encode("newpost", userName(client: client), "Prefill \(counter)", prefillContent)
     }
 
     /// `command:field:...[E];`, framed by BlogCore's codec, so there is one
