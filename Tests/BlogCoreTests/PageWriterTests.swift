@@ -29,9 +29,9 @@ struct PageWriterTests {
             try store.createUser(name: name, passwordHash: passwordHash, at: date)
         }
         func deleteUser(id: Int64) throws(StorageError) { try store.deleteUser(id: id) }
-        func addPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
-                     layout: PageLayout) throws(StorageError) -> PostRecord {
-            try store.addPost(userID: userID, title: title, content: content, weight: weight, at: date, layout: layout)
+        func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+                        layout: PageLayout) throws(StorageError) -> NewPost {
+            try store.insertPost(userID: userID, title: title, content: content, weight: weight, at: date, layout: layout)
         }
         func deletePost(id: Int64) throws(StorageError) { try store.deletePost(id: id) }
         func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {

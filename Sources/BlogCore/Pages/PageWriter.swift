@@ -36,22 +36,27 @@ final class PageWriter: Sendable {
 
     /// Returns once the pages of `user` show every post up to `postID`
     /// (a committed one), writing them if no other request is about to.
-    func ensure(_ user: UserRecord, showing postID: Int64) throws {
-        try write(user, unlessShowing: postID)
+    ///
+    /// `newest` are the user's newest posts as of that post's insert, if
+    /// the store gave them (`NewPost`): they hold every post up to it, and
+    /// a request writes only while the pages show less, so what it writes
+    /// from them is never older than what is on disk.
+    func ensure(_ user: UserRecord, showing postID: Int64, newest: [PostStub]? = nil) throws {
+        try write(user, unlessShowing: postID, newest: newest)
     }
 
     /// Writes the pages of `user` now (a new user's empty page, say).
     func write(_ user: UserRecord) throws {
-        try write(user, unlessShowing: nil)
+        try write(user, unlessShowing: nil, newest: nil)
     }
 
-    private func write(_ user: UserRecord, unlessShowing postID: Int64?) throws {
+    private func write(_ user: UserRecord, unlessShowing postID: Int64?, newest: [PostStub]?) throws {
         let userID = user.id ?? -1
         while true {
             switch claim(userID, unlessShowing: postID) {
             case .done: return
             case .wait(let semaphore): semaphore.wait()
-            case .write: return try writeClaimed(user)
+            case .write: return try writeClaimed(user, newest: newest)
             }
         }
     }
@@ -71,13 +76,13 @@ final class PageWriter: Sendable {
         }
     }
 
-    private func writeClaimed(_ user: UserRecord) throws {
+    private func writeClaimed(_ user: UserRecord, newest: [PostStub]?) throws {
         let userID = user.id ?? -1
         var shown: Int64 = -1
         var failure: (any Error)?
         writes.add(1, ordering: .relaxed)
         do {
-            shown = try pages.storage.withPageLock(userID: userID) { try pages.write(user) }
+            shown = try pages.storage.withPageLock(userID: userID) { try pages.write(user, newest: newest) }
         } catch {
             failure = error
             pages.forget(user)

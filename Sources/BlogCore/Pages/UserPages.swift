@@ -23,10 +23,13 @@ final class UserPages: Sendable {
     /// any archive page that newly left the main page (written once, never
     /// again), then the main page. Returns the id of the newest post shown
     /// (0 with none).
+    ///
+    /// `newest`, when given, are the user's newest posts as the database
+    /// holds them now (see `NewPost`); otherwise they are read.
     @discardableResult
-    func write(_ user: UserRecord) throws -> Int64 {
+    func write(_ user: UserRecord, newest given: [PostStub]? = nil) throws -> Int64 {
         let userID = user.id ?? -1
-        let newest = try storage.newestPosts(ofUserID: userID)
+        let newest = try given ?? storage.newestPosts(ofUserID: userID)
         let groups = PageGroup.of(newest)
         let plan = layout.plan(last: groups.first, previous: groups.dropFirst().first)
         let known = archived.withLock { $0[userID] }

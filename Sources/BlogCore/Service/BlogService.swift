@@ -168,13 +168,15 @@ public final class BlogService: Sendable {
                 || leases.isHeld(by: user, from: session.peerAddress)
             else { return .postRefused }
             let weight = PageRenderer.weight(title: title, content: content)
-            let post = try storage.addPost(userID: ownerID, title: title, content: content, weight: weight,
-                                           at: now(), layout: settings.layout)
-            let postID = post.id ?? -1
+            let stored = try storage.insertPost(userID: ownerID, title: title, content: content, weight: weight,
+                                                at: now(), layout: settings.layout)
+            let postID = stored.record.id ?? -1
+            // Rendered once, here, while its text is at hand.
+            fragments.store(PageRenderer.fragment(stored.record), for: postID)
             do {
                 // Pages are rendered from the database: whoever writes the
                 // user's page after this commit shows this post, in order.
-                try pageWriter.ensure(owner, showing: postID)
+                try pageWriter.ensure(owner, showing: postID, newest: stored.newest)
             } catch {
                 // Not on the page means not acknowledged: take the post
                 // back, so that a retry does not store it twice.

@@ -22,9 +22,11 @@ public protocol BlogStorage: Sendable {
     /// Inserts a post of an existing user (`.unknownUser` otherwise). Its
     /// page group is chosen by `layout` from the user's newest group, in
     /// the same transaction, so concurrent posts of one user never crowd
-    /// one group past its limits.
-    func addPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
-                 layout: PageLayout) throws(StorageError) -> PostRecord
+    /// one group past its limits. A store with one writing process may
+    /// also return the user's newest posts as of that insert, which is
+    /// what the main page needs (`newestPosts`), read where it was cheap.
+    func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+                    layout: PageLayout) throws(StorageError) -> NewPost
 
     /// Deletes one post.
     func deletePost(id: Int64) throws(StorageError)
@@ -61,4 +63,26 @@ public protocol BlogStorage: Sendable {
 
     /// Closes the database; later calls fail.
     func close() throws(StorageError)
+}
+
+/// A post just stored.
+public struct NewPost: Sendable {
+    public var record: PostRecord
+    /// The user's newest posts (`BlogStorage.newestPosts`) as of the insert
+    /// (this post and every one before it), or nil when the store cannot
+    /// promise that no other process added any since.
+    public var newest: [PostStub]?
+
+    public init(record: PostRecord, newest: [PostStub]?) {
+        self.record = record
+        self.newest = newest
+    }
+}
+
+extension BlogStorage {
+    /// `insertPost`, for callers that need the record only.
+    public func addPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+                        layout: PageLayout) throws(StorageError) -> PostRecord {
+        try insertPost(userID: userID, title: title, content: content, weight: weight, at: date, layout: layout).record
+    }
 }

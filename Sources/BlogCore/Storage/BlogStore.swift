@@ -87,8 +87,12 @@ public final class BlogStore: BlogStorage {
     /// chooses. Returns once the commit is on disk; concurrent inserts
     /// share one commit, and the committer runs them one after another, so
     /// each sees the groups the ones before it filled.
-    public func addPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
-                        layout: PageLayout) throws(StorageError) -> PostRecord {
+    /// The newest posts come from the writer connection, inside the insert's
+    /// transaction: its page cache is never thrown away, while a reader's
+    /// is after every commit of another connection (SQLite's WAL), which
+    /// made reading them afterwards cost some fifty page reads a post.
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+                           layout: PageLayout) throws(StorageError) -> NewPost {
         try gate.pass { () throws(StorageError) in
             try write { db in
                 let row = try Row.fetchOne(db, sql: """
@@ -102,7 +106,7 @@ public final class BlogStore: BlogStorage {
                 var post = PostRecord(id: nil, userID: userID, title: title, content: content, createdAt: date,
                                       page: layout.page(forWeight: weight, after: last), weight: weight)
                 try post.insert(db)
-                return post
+                return NewPost(record: post, newest: try Self.newestPosts(db, userID: userID))
             }
         }
     }
@@ -149,14 +153,16 @@ public final class BlogStore: BlogStorage {
     }
 
     public func newestPosts(ofUserID userID: Int64) throws(StorageError) -> [PostStub] {
-        try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT id, page, weight FROM posts
-                WHERE user_id = ?1 AND page >= (
-                    SELECT MIN(page) FROM (SELECT DISTINCT page FROM posts WHERE user_id = ?1 ORDER BY page DESC LIMIT 2))
-                ORDER BY page DESC, id DESC
-                """, arguments: [userID]).map { PostStub(id: $0["id"], page: $0["page"], weight: $0["weight"]) }
-        }
+        try read { db in try Self.newestPosts(db, userID: userID) }
+    }
+
+    private static func newestPosts(_ db: Database, userID: Int64) throws -> [PostStub] {
+        try Row.fetchAll(db, sql: """
+            SELECT id, page, weight FROM posts
+            WHERE user_id = ?1 AND page >= (
+                SELECT MIN(page) FROM (SELECT DISTINCT page FROM posts WHERE user_id = ?1 ORDER BY page DESC LIMIT 2))
+            ORDER BY page DESC, id DESC
+            """, arguments: [userID]).map { PostStub(id: $0["id"], page: $0["page"], weight: $0["weight"]) }
     }
 
     public func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
