@@ -29,6 +29,12 @@ final class FragmentCache: Sendable {
         state.withLock { $0.fragments[id] }
     }
 
+    /// The fragments of `ids` that are cached, in order, under one lock: a
+    /// page asks for a hundred at once, from several threads.
+    func fragments(_ ids: [Int64]) -> [[UInt8]?] {
+        state.withLock { state in ids.map { state.fragments[$0] } }
+    }
+
     func store(_ fragment: [UInt8], for id: Int64) {
         state.withLock { state in
             guard state.fragments.updateValue(fragment, forKey: id) == nil else { return }

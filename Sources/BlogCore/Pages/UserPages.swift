@@ -107,7 +107,7 @@ final class UserPages: Sendable {
     /// The fragments of `ids`, in order: cached ones copied, the others
     /// fetched in one query, rendered and cached.
     private func fragments(_ ids: [Int64]) throws -> [[UInt8]] {
-        var fragments = ids.map { cache.fragment($0) }
+        var fragments = cache.fragments(ids)
         let missing = zip(ids, fragments).compactMap { $1 == nil ? $0 : nil }
         guard !missing.isEmpty else { return fragments.map { $0! } }
         var rendered: [Int64: [UInt8]] = [:]
