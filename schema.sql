@@ -23,4 +23,4 @@ CREATE TABLE posts (
     weight     INTEGER NOT NULL CHECK (weight >= 0)
 );
 
-CREATE INDEX posts_by_user ON posts(user_id, page, id);
+CREATE INDEX posts_by_user ON posts(user_id, page, id, weight);

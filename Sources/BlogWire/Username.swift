@@ -9,8 +9,9 @@ public struct Username: Hashable, Sendable, CustomStringConvertible {
     /// The name as the user typed it; pages keep this case.
     public let value: String
 
-    /// Names are unique regardless of case; this is the form to compare.
-    public var key: String { value.lowercased() }
+    /// Names are unique regardless of case; this is the form to compare
+    /// (kept, not computed: leases, sessions and caches ask for it often).
+    public let key: String
 
     public var description: String { value }
 
@@ -22,6 +23,7 @@ public struct Username: Hashable, Sendable, CustomStringConvertible {
               bytes.allSatisfy({ Self.isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
         else { throw .usernameCharacters }
         self.value = value
+        self.key = value.lowercased()
     }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {

@@ -22,7 +22,7 @@ enum Schema {
             weight     INTEGER NOT NULL CHECK (weight >= 0)
         );
 
-        CREATE INDEX posts_by_user ON posts(user_id, page, id);
+        CREATE INDEX posts_by_user ON posts(user_id, page, id, weight);
         """
 
     /// The migrations, in order. `layout` groups the posts of a database
@@ -51,7 +51,7 @@ enum PageGroupUpgrade {
             ALTER TABLE posts ADD COLUMN page INTEGER NOT NULL DEFAULT 1 CHECK (page >= 1);
             ALTER TABLE posts ADD COLUMN weight INTEGER NOT NULL DEFAULT 0 CHECK (weight >= 0);
             DROP INDEX posts_by_user;
-            CREATE INDEX posts_by_user ON posts(user_id, page, id);
+            CREATE INDEX posts_by_user ON posts(user_id, page, id, weight);
             """)
         var groups: [Int64: PageGroup] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, user_id, title, content FROM posts ORDER BY id") {
