@@ -267,4 +267,18 @@ struct PageArchiveTests {
         cache.remove(30)
         #expect(cache.fragment(30) == nil)
     }
+
+    /// The newest posts an insert returns are what a read right after it
+    /// gives, whichever group the post joins.
+    @Test func theNewestPostsAnInsertReturnsAreWhatAReadGives() throws {
+        try withFixture(size: 3, bytes: 50) { (fx: Fixture) throws in
+            for index in 1...20 {
+                let content = index % 4 == 0 ? String(repeating: "x", count: 45) : "y"
+                let stored = try fx.store.insertPost(userID: fx.user.id!, title: "T\(index)", content: content,
+                                                     weight: PageRenderer.weight(title: "T\(index)", content: content),
+                                                     at: TestClock.start, layout: fx.layout)
+                #expect(stored.newest == (try fx.store.newestPosts(ofUserID: fx.user.id!)), "after post \(index)")
+            }
+        }
+    }
 }

@@ -95,18 +95,15 @@ public final class BlogStore: BlogStorage {
                            layout: PageLayout) throws(StorageError) -> NewPost {
         try gate.pass { () throws(StorageError) in
             try write { db in
-                let row = try Row.fetchOne(db, sql: """
-                    SELECT page, COUNT(*) AS count, SUM(weight) AS weight FROM posts
-                    WHERE user_id = ? AND page = (SELECT MAX(page) FROM posts WHERE user_id = ?)
-                    """, arguments: [userID, userID])
-                let last = row.flatMap { row -> PageGroup? in
-                    guard let page: Int = row["page"] else { return nil }
-                    return PageGroup(page: page, count: row["count"], weight: row["weight"] ?? 0)
-                }
+                // One read gives both the group the post joins and, with
+                // the post added, the main page's rows.
+                let before = try Self.newestPosts(db, userID: userID)
+                let last = PageGroup.of(before).first
                 var post = PostRecord(id: nil, userID: userID, title: title, content: content, createdAt: date,
                                       page: layout.page(forWeight: weight, after: last), weight: weight)
                 try post.insert(db)
-                return NewPost(record: post, newest: try Self.newestPosts(db, userID: userID))
+                let kept = before.filter { $0.page >= (last?.page == post.page ? 0 : post.page - 1) }
+                return NewPost(record: post, newest: [PostStub(id: post.id ?? -1, page: post.page, weight: weight)] + kept)
             }
         }
     }
@@ -157,12 +154,18 @@ public final class BlogStore: BlogStorage {
     }
 
     private static func newestPosts(_ db: Database, userID: Int64) throws -> [PostStub] {
-        try Row.fetchAll(db, sql: """
+        let statement = try db.cachedStatement(sql: """
             SELECT id, page, weight FROM posts
             WHERE user_id = ?1 AND page >= (
                 SELECT MIN(page) FROM (SELECT DISTINCT page FROM posts WHERE user_id = ?1 ORDER BY page DESC LIMIT 2))
             ORDER BY page DESC, id DESC
-            """, arguments: [userID]).map { PostStub(id: $0["id"], page: $0["page"], weight: $0["weight"]) }
+            """)
+        var posts: [PostStub] = []
+        let rows = try Row.fetchCursor(statement, arguments: [userID])
+        while let row = try rows.next() {
+            posts.append(PostStub(id: row[0], page: row[1], weight: row[2]))
+        }
+        return posts
     }
 
     public func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
