@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "BlogServer", targets: ["BlogServer"]),
         .library(name: "BlogClient", targets: ["BlogClient"]),
         .library(name: "BlogWeb", targets: ["BlogWeb"]),
+        .library(name: "BlogPostgres", targets: ["BlogPostgres"]),
         .executable(name: "blog", targets: ["blog"]),
         .executable(name: "blogbench", targets: ["blogbench"]),
     ],
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The wire codec: framing, requests, replies, field rules. No dependencies.
@@ -46,6 +48,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        // The same storage in PostgreSQL (PostgresNIO), so that several
+        // blogd instances can share one database and one public folder.
+        .target(
+            name: "BlogPostgres",
+            dependencies: [
+                "BlogCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The blog port: blogd's own epoll loops, the connection state
@@ -77,6 +90,7 @@ let package = Package(
             name: "blogd",
             dependencies: [
                 "BlogCore",
+                "BlogPostgres",
                 "BlogServer",
                 "BlogWeb",
                 "CLinux",
@@ -125,6 +139,14 @@ let package = Package(
         ),
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
         .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore", "BlogWire", "BlogSockets", "BlogTestSupport"]),
-        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogWire", "BlogSockets"]),
+        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogWire", "BlogSockets", "BlogTestSupport"]),
+        .testTarget(
+            name: "BlogPostgresTests",
+            dependencies: [
+                "BlogPostgres", "BlogCore", "BlogWire", "BlogTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )

@@ -49,7 +49,7 @@ struct Serve: AsyncParsableCommand {
         try await serve(settings, store: store, service: service, termination: termination, logger: logger)
     }
 
-    private func serve(_ settings: BlogConfig, store: BlogStore, service: BlogService,
+    private func serve(_ settings: BlogConfig, store: any BlogStorage, service: BlogService,
                        termination: TerminationSignal, logger: Logger) async throws {
         raiseFileLimit()
         var options = BlogServer.Options()
@@ -93,7 +93,7 @@ struct Serve: AsyncParsableCommand {
             logger.warning("open posting is on: anyone can post as anyone, as in the original server")
         }
         logger.info("listening on \(shownHost):\(server.port)", metadata: [
-            "db": "\(settings.database)", "public": "\(settings.publicFolder)",
+            "db": "\(Database.shown(settings.database))", "public": "\(settings.publicFolder)",
             "keep_alive": "\(settings.keepAlive)", "scrypt": "\(settings.scrypt)"])
         // Scripts and tests wait for this line: no batching delay.
         BatchedStandardError.shared.flush()

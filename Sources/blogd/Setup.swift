@@ -7,7 +7,7 @@ import Logging
 struct DataOptions: ParsableArguments {
     @Option(help: "JSON config file (default: config/blogd.json if present).")
     var config: String?
-    @Option(help: "SQLite database file.")
+    @Option(help: "SQLite database file, or a postgres://USER@HOST:PORT/DATABASE URL.")
     var db: String?
     @Option(name: .customLong("public"), help: "Public web folder for the pages.")
     var publicFolder: String?
@@ -27,14 +27,15 @@ struct DataOptions: ParsableArguments {
 
 /// The store and service a configuration describes; fails with one clear
 /// line when the public folder or the database cannot be used.
-func openService(_ settings: BlogConfig, logger: Logger) throws -> (BlogStore, BlogService) {
+func openService(_ settings: BlogConfig, logger: Logger) throws -> (any BlogStorage, BlogService) {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: settings.publicFolder, isDirectory: &isFolder), isFolder.boolValue,
           FileManager.default.isWritableFile(atPath: settings.publicFolder) else {
         throw fail("public folder not found or not writable: \(settings.publicFolder)")
     }
     do {
-        let store = try BlogStore(path: settings.database, layout: settings.serviceSettings.layout)
+        let store = try Database.open(settings.database, layout: settings.serviceSettings.layout,
+                                      logger: Logger(label: "blogd.postgres"))
         let service = try BlogService(
             store: store, pages: PageStore(folder: URL(fileURLWithPath: settings.publicFolder)),
             settings: settings.serviceSettings, logger: logger)

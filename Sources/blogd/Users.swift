@@ -1,14 +1,15 @@
 import ArgumentParser
 import BlogCore
+import Logging
 
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the users: name, registered at, posts, last post at.",
-        discussion: "Reads the database read-only, so it works while the server runs.")
+        discussion: "Reads the database read-only (PostgreSQL: without migrating it), so it works while the server runs.")
 
     @Option(help: "JSON config file (default: config/blogd.json if present).")
     var config: String?
-    @Option(help: "SQLite database file.")
+    @Option(help: "SQLite database file, or a postgres://USER@HOST:PORT/DATABASE URL.")
     var db: String?
     @Flag(help: "Print JSON instead of a table.")
     var json = false
@@ -16,19 +17,21 @@ struct Users: AsyncParsableCommand {
     func run() async throws {
         var flags: [String: String] = [:]
         flags["db"] = db
-        let path: String
+        let database: String
         do {
-            path = try await ConfigLoader.load(file: config, flags: flags).database
+            database = try await ConfigLoader.load(file: config, flags: flags).database
         } catch {
             throw fail(error.description)
         }
         do {
-            let store = try BlogStore(path: path, create: false, readOnly: true)
+            // Quiet: stdout is the listing, which scripts parse.
+            let store = try Database.open(database, layout: PageLayout(pageSize: 50), readOnly: true,
+                                          logger: Logger(label: "blogd.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
             let users = try store.userSummaries()
             try? store.close()
             print(json ? UserListing.json(users) : UserListing.table(users), terminator: "")
         } catch {
-            throw fail(error.description)
+            throw fail("\(error)")
         }
     }
 }

@@ -61,8 +61,42 @@ public protocol BlogStorage: Sendable {
     /// user at a time.
     func withPageLock<T>(userID: Int64, _ body: () throws -> T) throws -> T
 
+    /// Grants or renews the lease of `userKey` (lower-cased user name) at `address` until `expiry`; durable before it returns.
+    func grantLease(userKey: String, address: String, until expiry: Date) throws(StorageError)
+
+    /// When the lease of `userKey` at `address` expires; nil when there is none.
+    func leaseExpiry(userKey: String, address: String) throws(StorageError) -> Date?
+
+    /// Forgets leases that expired before `date`.
+    func deleteLeases(expiredBefore date: Date) throws(StorageError)
+
+    /// Counts one failed login, atomically (one statement: INSERT ... ON CONFLICT DO UPDATE ... RETURNING): when the stored record is stale at `date` (locked_until set and <= date, or locked_until null and date - first_failure > policy.window) it restarts at failures 1, first_failure date; otherwise failures + 1. When failures reaches policy.allowedFailures, locked_until = date + policy.lockout. Returns the new record.
+    func recordLoginFailure(userKey: String, address: String, at date: Date, policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures
+
+    /// The stored failed-login record, nil when none.
+    func loginFailures(userKey: String, address: String) throws(StorageError) -> LoginFailures?
+
+    /// Forgets the failed logins of `userKey` at `address` (after a successful login).
+    func clearLoginFailures(userKey: String, address: String) throws(StorageError)
+
+    /// One cheap round trip to the database, for health checks.
+    func ping() throws(StorageError)
+
     /// Closes the database; later calls fail.
     func close() throws(StorageError)
+}
+
+/// A failed-login record: how many failures since `firstFailure`, and until when logins are refused.
+public struct LoginFailures: Sendable, Equatable {
+    public var failures: Int
+    public var firstFailure: Date
+    public var lockedUntil: Date?
+
+    public init(failures: Int, firstFailure: Date, lockedUntil: Date?) {
+        self.failures = failures
+        self.firstFailure = firstFailure
+        self.lockedUntil = lockedUntil
+    }
 }
 
 /// A post just stored.

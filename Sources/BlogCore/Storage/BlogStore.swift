@@ -11,6 +11,8 @@ public final class BlogStore: BlogStorage {
     /// Inserts from many clients share transactions (and fsyncs).
     let commits: GroupCommit
     private let gate = CloseGate()
+    /// Leases and failed logins, in memory until SQLite keeps them.
+    let loginState = MemoryLoginState()
     public let path: String
 
     /// Opens (or, with `create`, creates) the database at `path` and brings

@@ -72,6 +72,13 @@ public struct UserSummary: Codable, Sendable, Equatable, FetchableRecord {
     public var postCount: Int
     public var lastPostAt: Date?
 
+    public init(name: String, registeredAt: Date, postCount: Int, lastPostAt: Date?) {
+        self.name = name
+        self.registeredAt = registeredAt
+        self.postCount = postCount
+        self.lastPostAt = lastPostAt
+    }
+
     enum CodingKeys: String, CodingKey {
         case name
         case registeredAt = "registered_at"

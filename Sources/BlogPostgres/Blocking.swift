@@ -1,0 +1,74 @@
+import Foundation
+import Dispatch
+import Synchronization
+
+/// Runs PostgresNIO's async calls for `BlogStorage`'s synchronous callers.
+///
+/// The callers are Dispatch threads (the server's lanes), which may block.
+/// The async work runs as tasks on threads of the store's own
+/// (`ThreadExecutor`), never on Swift's cooperative pool nor Dispatch's:
+/// the cooperative pool has one thread per core, and a test or command that
+/// blocks those threads while waiting here must not starve the very tasks
+/// it waits for (nor the connection pools' own `run()`); Dispatch adds
+/// threads only slowly when its workers block. (On a NIO event loop, the
+/// pools never finished shutting down.)
+struct Blocking: Sendable {
+    let executor = ThreadExecutor.shared
+
+    /// Runs `work` to its end and returns its result, blocking this thread.
+    func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task(executorPreference: executor) {
+            let result: Result<T, any Error>
+            do { result = .success(try await work()) } catch { result = .failure(error) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
+    }
+}
+
+/// A Swift task executor on a few threads of its own. The jobs it runs
+/// never block (they are PostgresNIO's async code, waiting on the network
+/// by suspending), so two threads serve every store of the process.
+final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+    static let shared = ThreadExecutor(threads: 2)
+
+    private let condition = NSCondition()
+    /// Guarded by `condition`.
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+
+    init(threads: Int) {
+        for index in 0 ..< threads {
+            let thread = Thread { [self] in work() }
+            thread.name = "blogd-postgres-\(index)"
+            thread.start()
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while head == jobs.count { condition.wait() }
+            let job = jobs[head]
+            head += 1
+            if head > 1024 && head * 2 > jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import BlogCore
+import Foundation
+
+/// Lets calls into the store run until it is closed; `close` waits for the
+/// calls inside to finish, and later calls fail, so that closing never pulls
+/// the connection pool from under a query.
+///
+/// Unlike a read-write lock, a call may enter again from inside another
+/// (the page lock's body reads posts) without any risk of deadlock: a
+/// closing gate refuses it instead of making it wait.
+final class Gate: @unchecked Sendable {
+    private let condition = NSCondition()
+    /// Guarded by `condition`.
+    private var inside = 0
+    private var closed = false
+
+    /// Runs `body` unless the gate is closed.
+    func pass<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
+        try enter()
+        defer { leave() }
+        return try body()
+    }
+
+    /// Comes in, unless the gate is closed; every `enter` needs a `leave`.
+    func enter() throws(StorageError) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { throw .failed("the database is closed") }
+        inside += 1
+    }
+
+    func leave() {
+        condition.lock()
+        inside -= 1
+        if inside == 0 { condition.broadcast() }
+        condition.unlock()
+    }
+
+    /// Shuts the gate, waits until no call is inside, and runs `body` once.
+    /// Returns false when it was closed already.
+    func close(_ body: () throws(StorageError) -> Void) throws(StorageError) -> Bool {
+        condition.lock()
+        guard !closed else {
+            condition.unlock()
+            return false
+        }
+        closed = true
+        while inside > 0 { condition.wait() }
+        condition.unlock()
+        try body()
+        return true
+    }
+}

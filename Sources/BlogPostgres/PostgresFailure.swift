@@ -1,0 +1,37 @@
+import BlogCore
+import PostgresNIO
+
+/// PostgreSQL errors as `StorageError`s, by what the service must do.
+enum PostgresFailure {
+    static let uniqueViolation = "23505"
+    static let foreignKeyViolation = "23503"
+
+    /// The constraint a caller can cause maps to its own case (a taken
+    /// name, an unknown user); anything else is `.failed`, with the
+    /// SQLSTATE so that an operator can look it up. PostgresNIO's own
+    /// description hides everything, so the message is built here; it never
+    /// holds the password, which no server error repeats.
+    static func storageError(_ error: any Error) -> StorageError {
+        if let error = error as? StorageError { return error }
+        guard let error = error as? PSQLError else { return .failed("\(error)") }
+        if let state = error.serverInfo?[.sqlState] {
+            switch state {
+            case uniqueViolation: return .nameTaken
+            case foreignKeyViolation: return .unknownUser
+            default: return .failed("SQLSTATE \(state): \(error.serverInfo?[.message] ?? "no message")")
+            }
+        }
+        return .failed(reason(error))
+    }
+
+    /// A PostgresNIO error in words, for errors that do not come from the
+    /// server (connection refused, closed, pool shut down).
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let state = error.serverInfo?[.sqlState] {
+            return "SQLSTATE \(state): \(error.serverInfo?[.message] ?? "no message")"
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}

@@ -1,0 +1,143 @@
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema and its migrator. `schema.postgres.sql` at the top
+/// of the repository holds the same statements; a test fails if the two
+/// drift apart, and another if migrating makes anything else.
+public enum PostgresSchema {
+    /// One step of the schema, applied once, in a transaction of its own.
+    public struct Migration: Sendable {
+        public let version: Int
+        public let name: String
+        public let sql: String
+    }
+
+    public static let migrations: [Migration] = [
+        Migration(version: 1, name: "users and posts", sql: """
+            CREATE TABLE users (
+                id            bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                name          text        NOT NULL CHECK (char_length(name) BETWEEN 1 AND 32),
+                password_hash text        NOT NULL CHECK (password_hash <> ''),
+                created_at    timestamptz NOT NULL
+            );
+
+            CREATE UNIQUE INDEX users_name_key ON users (lower(name));
+
+            CREATE TABLE posts (
+                id         bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                user_id    bigint      NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                title      text        NOT NULL CHECK (char_length(title) BETWEEN 1 AND 200),
+                content    text        NOT NULL,
+                created_at timestamptz NOT NULL,
+                page       integer     NOT NULL CHECK (page >= 1),
+                weight     integer     NOT NULL CHECK (weight >= 0)
+            );
+
+            CREATE INDEX posts_by_user ON posts (user_id, page, id, weight);
+            """),
+        Migration(version: 2, name: "leases and login failures", sql: """
+            CREATE TABLE leases (
+                user_key   text             NOT NULL,
+                address    text             NOT NULL,
+                expires_at double precision NOT NULL,
+                PRIMARY KEY (user_key, address)
+            );
+
+            CREATE TABLE login_failures (
+                user_key      text             NOT NULL,
+                address       text             NOT NULL,
+                failures      integer          NOT NULL,
+                first_failure double precision NOT NULL,
+                locked_until  double precision,
+                PRIMARY KEY (user_key, address)
+            );
+            """),
+    ]
+
+    /// The statements of a script: split at each `;` that ends a line, with
+    /// `--` comment lines dropped. (The schema has no `;` inside a statement;
+    /// the extended protocol takes one statement at a time.)
+    public static func statements(_ script: String) -> [String] {
+        let lines = script.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.trimmingPrefix(while: \.isWhitespace).hasPrefix("--") }
+        var statements: [String] = []
+        var current: [Substring] = []
+        for line in lines {
+            current.append(line)
+            if line.trimmingSuffix(while: \.isWhitespace).hasSuffix(";") {
+                statements.append(current.joined(separator: "\n").trimmed)
+                current = []
+            }
+        }
+        let last = current.joined(separator: "\n").trimmed
+        if !last.isEmpty { statements.append(last) }
+        return statements
+    }
+
+    /// Applies every migration `connection`'s database lacks, in order, and
+    /// returns their versions. Each runs in a transaction that first takes
+    /// the migration lock, so instances starting together wait for each
+    /// other and the second finds the work done.
+    @discardableResult
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        var applied: [Int] = []
+        for migration in migrations {
+            let ran = try await connection.inTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(AdvisoryLock.migrationSpace), 0)", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: bookkeeping), logger: logger)
+                let done = try await connection.query(
+                    "SELECT version FROM schema_migrations WHERE version = \(migration.version)", logger: logger)
+                    .collect()
+                guard done.isEmpty else { return false }
+                for statement in statements(migration.sql) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
+                    logger: logger)
+                return true
+            }
+            if ran { applied.append(migration.version) }
+        }
+        return applied
+    }
+
+    /// The migrator's own table: which versions are applied, and when.
+    static let bookkeeping = """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+            version    integer     PRIMARY KEY,
+            name       text        NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+}
+
+extension StringProtocol {
+    fileprivate func trimmingSuffix(while predicate: (Character) -> Bool) -> SubSequence {
+        var end = endIndex
+        while end > startIndex, predicate(self[index(before: end)]) { end = index(before: end) }
+        return self[startIndex..<end]
+    }
+
+    fileprivate var trimmed: String {
+        String(trimmingPrefix(while: \.isWhitespace).trimmingSuffix(while: \.isWhitespace))
+    }
+}
+
+extension PostgresConnection {
+    /// Runs `body` in a transaction: committed when it returns, rolled back
+    /// when it throws (its own error is rethrown, not a wrapper).
+    func inTransaction<T>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await query("BEGIN", logger: logger)
+        let value: T
+        do {
+            value = try await body(self)
+        } catch {
+            _ = try? await query("ROLLBACK", logger: logger)
+            throw error
+        }
+        // A failed COMMIT rolls the transaction back in the server.
+        try await query("COMMIT", logger: logger)
+        return value
+    }
+}

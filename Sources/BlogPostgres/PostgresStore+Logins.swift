@@ -1,0 +1,79 @@
+import BlogCore
+import Foundation
+import PostgresNIO
+
+/// Login leases and failed logins, shared by every instance, so that a
+/// login on one lets the same address post through another, and a
+/// guesser cannot multiply their tries by the number of instances.
+/// Times are epoch seconds (`double precision`), as in SQLite.
+extension PostgresStore {
+    public func grantLease(userKey: String, address: String, until expiry: Date) throws(StorageError) {
+        try execute("""
+            INSERT INTO leases (user_key, address, expires_at) VALUES (\(userKey), \(address), \(expiry.timeIntervalSince1970))
+            ON CONFLICT (user_key, address) DO UPDATE SET expires_at = EXCLUDED.expires_at
+            """)
+    }
+
+    public func leaseExpiry(userKey: String, address: String) throws(StorageError) -> Date? {
+        try rows("SELECT expires_at FROM leases WHERE user_key = \(userKey) AND address = \(address)") { row in
+            Date(timeIntervalSince1970: try row.decode(Double.self))
+        }.first
+    }
+
+    public func deleteLeases(expiredBefore date: Date) throws(StorageError) {
+        try execute("DELETE FROM leases WHERE expires_at < \(date.timeIntervalSince1970)")
+    }
+
+    /// Counts one failed login in one statement, so that failures counted
+    /// at once by several instances are all counted: a stale record (its
+    /// lockout over, or its window passed without a lockout) starts again
+    /// at one failure; reaching `allowedFailures` locks for `lockout`.
+    public func recordLoginFailure(userKey: String, address: String, at date: Date,
+                                   policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures {
+        // Positional parameters: the staleness test is needed three times.
+        var binds = PostgresBindings()
+        binds.append(userKey)                                   // $1
+        binds.append(address)                                   // $2
+        binds.append(date.timeIntervalSince1970)                // $3
+        binds.append(Int64(clamping: policy.allowedFailures))   // $4
+        binds.append(date.timeIntervalSince1970 + policy.lockout) // $5
+        binds.append(policy.window)                             // $6
+        let stale = "((f.locked_until IS NOT NULL AND f.locked_until <= $3) OR (f.locked_until IS NULL AND $3 - f.first_failure > $6))"
+        let failures = "(CASE WHEN \(stale) THEN 1 ELSE f.failures + 1 END)"
+        let rows = try rows(PostgresQuery(unsafeSQL: """
+            INSERT INTO login_failures AS f (user_key, address, failures, first_failure, locked_until)
+            VALUES ($1, $2, 1, $3, CASE WHEN 1 >= $4 THEN $5 END)
+            ON CONFLICT (user_key, address) DO UPDATE SET
+                failures = \(failures),
+                first_failure = CASE WHEN \(stale) THEN $3 ELSE f.first_failure END,
+                locked_until = CASE WHEN \(failures) >= $4 THEN $5 WHEN \(stale) THEN NULL ELSE f.locked_until END
+            RETURNING failures, first_failure, locked_until
+            """, binds: binds)) { row in
+            let (failures, first, until) = try row.decode((Int, Double, Double?).self)
+            return LoginFailures(failures: failures, firstFailure: Date(timeIntervalSince1970: first),
+                                 lockedUntil: until.map(Date.init(timeIntervalSince1970:)))
+        }
+        guard let record = rows.first else { throw .failed("the login failure returned no row") }
+        return record
+    }
+
+    public func loginFailures(userKey: String, address: String) throws(StorageError) -> LoginFailures? {
+        try rows("""
+            SELECT failures, first_failure, locked_until FROM login_failures
+            WHERE user_key = \(userKey) AND address = \(address)
+            """) { row in
+            let (failures, first, until) = try row.decode((Int, Double, Double?).self)
+            return LoginFailures(failures: failures, firstFailure: Date(timeIntervalSince1970: first),
+                                 lockedUntil: until.map(Date.init(timeIntervalSince1970:)))
+        }.first
+    }
+
+    public func clearLoginFailures(userKey: String, address: String) throws(StorageError) {
+        try execute("DELETE FROM login_failures WHERE user_key = \(userKey) AND address = \(address)")
+    }
+
+    /// One round trip: `SELECT 1` on a pooled connection.
+    public func ping() throws(StorageError) {
+        try execute("SELECT 1")
+    }
+}

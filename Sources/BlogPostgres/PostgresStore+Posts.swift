@@ -1,0 +1,105 @@
+import BlogCore
+import Foundation
+import PostgresNIO
+
+/// Posts and the page groups they fall into.
+extension PostgresStore {
+    /// Inserts a post of an existing user in the page group `layout`
+    /// chooses, and returns once the commit is durable.
+    ///
+    /// In one transaction: the user's insert lock (so posts of one user,
+    /// from any instance, are stored one after another and each sees the
+    /// group the one before filled), the user's newest group, the insert.
+    /// The newest posts are not returned (`newest: nil`): another instance
+    /// may add posts at any time, so the page writer reads them under the
+    /// page lock instead.
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+                           layout: PageLayout) throws(StorageError) -> NewPost {
+        let created = Milliseconds.of(date)
+        let key = AdvisoryLock.key(userID: userID)
+        let (id, page) = try transaction { [logger] connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(AdvisoryLock.insertSpace), \(key))", logger: logger)
+            var last: PageGroup?
+            for try await (page, count, weight) in try await connection.query("""
+                SELECT page, count(*), sum(weight) FROM posts
+                WHERE user_id = \(userID) AND page = (SELECT max(page) FROM posts WHERE user_id = \(userID))
+                GROUP BY page
+                """, logger: logger).decode((Int, Int, Int).self) {
+                last = PageGroup(page: page, count: count, weight: weight)
+            }
+            let page = layout.page(forWeight: weight, after: last)
+            var id: Int64?
+            for try await inserted in try await connection.query("""
+                INSERT INTO posts (user_id, title, content, created_at, page, weight)
+                VALUES (\(userID), \(title), \(content), timestamptz 'epoch' + \(created) * interval '1 millisecond',
+                        \(page), \(weight))
+                RETURNING id
+                """, logger: logger).decode(Int64.self) {
+                id = inserted
+            }
+            guard let id else { throw StorageError.failed("the insert returned no id") }
+            return (id, page)
+        }
+        let record = PostRecord(id: id, userID: userID, title: title, content: content,
+                                createdAt: Milliseconds.date(created), page: page, weight: weight)
+        return NewPost(record: record, newest: nil)
+    }
+
+    /// Deletes one post.
+    public func deletePost(id: Int64) throws(StorageError) {
+        try execute("DELETE FROM posts WHERE id = \(id)")
+    }
+
+    public func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
+        try rows("""
+            SELECT page, count(*), sum(weight) FROM posts
+            WHERE user_id = \(userID) GROUP BY page ORDER BY page DESC LIMIT \(limit)
+            """) { row in
+            let (page, count, weight) = try row.decode((Int, Int, Int).self)
+            return PageGroup(page: page, count: count, weight: weight)
+        }
+    }
+
+    /// The posts of the user's two newest groups, newest first. Each
+    /// `max(page)` is one step down the index, however many posts the user
+    /// has.
+    public func newestPosts(ofUserID userID: Int64) throws(StorageError) -> [PostStub] {
+        try rows("""
+            SELECT id, page, weight FROM posts
+            WHERE user_id = \(userID) AND page >= coalesce(
+                (SELECT max(page) FROM posts WHERE user_id = \(userID)
+                 AND page < (SELECT max(page) FROM posts WHERE user_id = \(userID))),
+                (SELECT max(page) FROM posts WHERE user_id = \(userID)))
+            ORDER BY page DESC, id DESC
+            """) { row in
+            let (id, page, weight) = try row.decode((Int64, Int, Int).self)
+            return PostStub(id: id, page: page, weight: weight)
+        }
+    }
+
+    public func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
+        try rows("""
+            SELECT id FROM posts WHERE user_id = \(userID) AND page BETWEEN \(pages.lowerBound) AND \(pages.upperBound)
+            ORDER BY page DESC, id DESC
+            """) { try $0.decode(Int64.self) }
+    }
+
+    public func posts(ids: [Int64]) throws(StorageError) -> [PostRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try rows("""
+            SELECT id, user_id, title, content, \(unescaped: Milliseconds.select("created_at")), page, weight
+            FROM posts WHERE id = ANY(\(ids))
+            """) { row in
+            let (id, userID, title, content, created, page, weight) = try row.decode((Int64, Int64, String, String, Int64, Int, Int).self)
+            return PostRecord(id: id, userID: userID, title: title, content: content,
+                              createdAt: Milliseconds.date(created), page: page, weight: weight)
+        }
+    }
+
+    /// A user's posts, newest first (for tests and tools).
+    public func posts(ofUserID userID: Int64) throws(StorageError) -> [PostRecord] {
+        let ids = try postIDs(ofUserID: userID, pages: 1...Int(Int32.max))
+        let byID = Dictionary(try posts(ids: ids).map { ($0.id ?? -1, $0) }, uniquingKeysWith: { first, _ in first })
+        return ids.compactMap { byID[$0] }
+    }
+}

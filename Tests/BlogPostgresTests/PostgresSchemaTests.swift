@@ -1,0 +1,129 @@
+import BlogCore
+import BlogTestSupport
+import Foundation
+import Testing
+@testable import BlogPostgres
+
+/// `schema.postgres.sql` is exactly what the migrations make.
+@Suite("PostgreSQL schema", .enabled(if: PostgresCluster.enabled))
+struct PostgresSchemaTests {
+    static let schemaFile = repositoryRoot.appendingPathComponent("schema.postgres.sql")
+
+    /// Everything the catalog says of a database's tables, but the
+    /// migrator's own bookkeeping: one text per query.
+    static func catalog(_ database: String) throws -> [String] {
+        let cluster = try PostgresCluster.shared()
+        let queries = [
+            """
+            SELECT relname, relkind FROM pg_class
+            WHERE relnamespace = 'public'::regnamespace AND relname NOT LIKE 'schema_migrations%' ORDER BY relname
+            """,
+            """
+            SELECT table_name, ordinal_position, column_name, data_type, is_nullable, column_default,
+                   is_identity, identity_generation, collation_name
+            FROM information_schema.columns
+            WHERE table_schema = 'public' AND table_name <> 'schema_migrations' ORDER BY table_name, ordinal_position
+            """,
+            """
+            SELECT conrelid::regclass::text, conname, contype, pg_get_constraintdef(oid) FROM pg_constraint
+            WHERE connamespace = 'public'::regnamespace AND conrelid::regclass::text <> 'schema_migrations'
+            ORDER BY 1, 2
+            """,
+            """
+            SELECT tablename, indexname, indexdef FROM pg_indexes
+            WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY 1, 2
+            """,
+        ]
+        return try queries.map { try cluster.psql(database: database, $0) }
+    }
+
+    @Test func schemaFileMatchesMigration() throws {
+        let cluster = try PostgresCluster.shared()
+        let migratedURL = try freshDatabase()
+        try openStore(migratedURL).close()
+        let reference = PostgresCluster.databaseName(try freshDatabase())
+        try cluster.psql(database: reference, file: Self.schemaFile)
+
+        let migrated = try Self.catalog(PostgresCluster.databaseName(migratedURL))
+        let expected = try Self.catalog(reference)
+        let tables = try cluster.psql(database: reference, """
+            SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1
+            """)
+        #expect(tables.split(separator: "\n") == ["leases", "login_failures", "posts", "users"])
+        #expect(expected[3].contains("users_name_key"), "the unique index on lower(name)")
+        for (have, want) in zip(migrated, expected) {
+            #expect(have == want)
+        }
+    }
+
+    @Test func migrationTextMatchesSchemaFileStatements() throws {
+        func normalized(_ statements: [String]) -> [String] {
+            statements.map { $0.replacing(/\s+/, with: " ") }
+        }
+        let file = try String(contentsOf: Self.schemaFile, encoding: .utf8)
+        let migrations = PostgresSchema.migrations.flatMap { PostgresSchema.statements($0.sql) }
+        #expect(normalized(PostgresSchema.statements(file)) == normalized(migrations))
+        #expect(PostgresSchema.migrations.map(\.version) == Array(1...PostgresSchema.migrations.count))
+    }
+
+    @Test func statementsSplitAtLineEnds() {
+        #expect(PostgresSchema.statements("-- note\nCREATE TABLE a (x int);\n\n-- more\nCREATE INDEX i ON a (x);\n")
+                == ["CREATE TABLE a (x int);", "CREATE INDEX i ON a (x);"])
+        #expect(PostgresSchema.statements("SELECT 1") == ["SELECT 1"])
+    }
+
+    @Test func migrationsAreRecordedOnce() throws {
+        let url = try freshDatabase()
+        try openStore(url).close()
+        try openStore(url).close()
+        let versions = try PostgresCluster.shared().psql(database: PostgresCluster.databaseName(url),
+                                                         "SELECT version FROM schema_migrations ORDER BY version")
+        #expect(versions.split(separator: "\n") == ["1", "2"])
+    }
+
+    /// Instances that start together on a new database migrate it once,
+    /// one waiting for the other.
+    @Test func concurrentStartsMigrateOnce() throws {
+        let url = try freshDatabase()
+        let failures = Collector<String>()
+        let stores = Collector<PostgresStore>()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do { stores.append(try openStore(url)) } catch { failures.append("\(error)") }
+        }
+        for store in stores.all { try store.close() }
+        #expect(failures.all.isEmpty)
+        let versions = try PostgresCluster.shared().psql(database: PostgresCluster.databaseName(url),
+                                                         "SELECT version FROM schema_migrations ORDER BY version")
+        #expect(versions.split(separator: "\n") == ["1", "2"])
+    }
+
+    @Test func constraintsHold() throws {
+        let url = try freshDatabase()
+        try openStore(url).close()
+        let cluster = try PostgresCluster.shared()
+        let database = PostgresCluster.databaseName(url)
+        let stamp = "'2027-01-15 08:00:00+00'"
+        try cluster.psql(database: database, "INSERT INTO users (name, password_hash, created_at) VALUES ('Alice', 'h', \(stamp))")
+        func fails(_ sql: String) -> Bool {
+            (try? cluster.psql(database: database, sql)) == nil
+        }
+        func user(_ values: String) -> String { "INSERT INTO users (name, password_hash, created_at) VALUES (\(values))" }
+        #expect(fails(user("'alice', 'h', \(stamp)")), "unique regardless of case")
+        #expect(fails(user("'', 'h', \(stamp)")))
+        #expect(fails(user("'\(String(repeating: "a", count: 33))', 'h', \(stamp)")))
+        #expect(fails(user("'bob', '', \(stamp)")))
+        #expect(fails(user("'bob', NULL, \(stamp)")))
+        func post(_ values: String) -> String {
+            "INSERT INTO posts (user_id, title, content, created_at, page, weight) VALUES (\(values))"
+        }
+        #expect(fails(post("999, 't', 'c', \(stamp), 1, 0")), "foreign key")
+        #expect(fails(post("1, '', 'c', \(stamp), 1, 0")))
+        #expect(fails(post("1, '\(String(repeating: "t", count: 201))', 'c', \(stamp), 1, 0")))
+        #expect(fails(post("1, 't', NULL, \(stamp), 1, 0")))
+        #expect(fails(post("1, 't', '', \(stamp), 0, 0")), "pages count from 1")
+        #expect(fails(post("1, 't', '', \(stamp), 1, -1")))
+        #expect(!fails(post("1, '\(String(repeating: "č", count: 200))', '', \(stamp), 1, 0")), "200 characters, not bytes")
+        try cluster.psql(database: database, "DELETE FROM users WHERE name = 'Alice'")
+        #expect(try cluster.psql(database: database, "SELECT count(*) FROM posts") == "0\n")
+    }
+}

@@ -1,0 +1,47 @@
+-- The blogd database in PostgreSQL: users, their posts, login leases and
+-- failed logins. The program creates exactly this schema through its
+-- migrations (Sources/BlogPostgres/PostgresSchema.swift), besides its own
+-- bookkeeping table schema_migrations; a test proves the two agree.
+-- A user's name keeps the case given at registration and is unique
+-- regardless of case (users_name_key, on lower(name)).
+-- Post and user times are timestamptz, stored to the millisecond; lease and
+-- login times are epoch seconds, as in SQLite.
+-- A post's page is its page group (1 = oldest), chosen when it is stored;
+-- its weight is its escaped title and text in bytes (see PageLayout).
+
+CREATE TABLE users (
+    id            bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name          text        NOT NULL CHECK (char_length(name) BETWEEN 1 AND 32),
+    password_hash text        NOT NULL CHECK (password_hash <> ''),
+    created_at    timestamptz NOT NULL
+);
+
+CREATE UNIQUE INDEX users_name_key ON users (lower(name));
+
+CREATE TABLE posts (
+    id         bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    user_id    bigint      NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    title      text        NOT NULL CHECK (char_length(title) BETWEEN 1 AND 200),
+    content    text        NOT NULL,
+    created_at timestamptz NOT NULL,
+    page       integer     NOT NULL CHECK (page >= 1),
+    weight     integer     NOT NULL CHECK (weight >= 0)
+);
+
+CREATE INDEX posts_by_user ON posts (user_id, page, id, weight);
+
+CREATE TABLE leases (
+    user_key   text             NOT NULL,
+    address    text             NOT NULL,
+    expires_at double precision NOT NULL,
+    PRIMARY KEY (user_key, address)
+);
+
+CREATE TABLE login_failures (
+    user_key      text             NOT NULL,
+    address       text             NOT NULL,
+    failures      integer          NOT NULL,
+    first_failure double precision NOT NULL,
+    locked_until  double precision,
+    PRIMARY KEY (user_key, address)
+);
