@@ -16,6 +16,8 @@ import Glibc
 /// When no PostgreSQL binaries are found, `PostgresCluster.enabled` is
 /// false and the tests that use it are skipped, with one line saying so;
 /// with `BLOGD_REQUIRE_POSTGRES=1` they run and fail instead.
+/// `BLOGD_POSTGRES_BIN` names the binaries' folder, when several versions
+/// are installed.
 ///
 ///     @Test(.enabled(if: PostgresCluster.enabled))
 ///     func something() throws {
@@ -52,11 +54,19 @@ public final class PostgresCluster: Sendable {
     /// `BLOGD_REQUIRE_POSTGRES=1`: missing binaries fail the tests.
     public static var required: Bool { ProcessInfo.processInfo.environment["BLOGD_REQUIRE_POSTGRES"] == "1" }
 
-    /// The binaries' folder: where `initdb` on the PATH really is, else the
-    /// newest `/usr/lib/postgresql/*/bin` (Debian keeps them off the PATH).
+    /// The binaries' folder: `BLOGD_POSTGRES_BIN` when set (and then only
+    /// it), else where `initdb` on the PATH really is, else the newest
+    /// `/usr/lib/postgresql/*/bin` (Debian keeps them off the PATH).
     static let located: Result<URL, Unavailable> = {
         let tools = ["initdb", "pg_ctl", "postgres", "psql"]
         var candidates: [URL] = []
+        if let chosen = ProcessInfo.processInfo.environment["BLOGD_POSTGRES_BIN"], !chosen.isEmpty {
+            let folder = URL(fileURLWithPath: chosen)
+            guard tools.allSatisfy({ FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent($0).path) }) else {
+                return .failure(Unavailable(description: "initdb not found in BLOGD_POSTGRES_BIN=\(chosen)"))
+            }
+            return .success(folder)
+        }
         for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
             let initdb = URL(fileURLWithPath: String(folder)).appendingPathComponent("initdb")
             if FileManager.default.isExecutableFile(atPath: initdb.path) {

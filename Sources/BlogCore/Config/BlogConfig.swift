@@ -5,7 +5,8 @@ public struct BlogConfig: Sendable, Equatable {
     /// Address to listen on; `*` means every address, IPv4 and IPv6.
     public var host = "*"
     public var port = 51515
-    /// The SQLite file; its folder is created if missing.
+    /// The SQLite file (its folder is created if missing), or a
+    /// `postgres://USER@HOST:PORT/DATABASE` URL (BlogPostgres).
     public var database = "data/blog.sqlite"
     /// Also serve the public folder over HTTP on this port (off when nil;
     /// 0 picks any free port). Same `host` as the blog protocol.
