@@ -39,6 +39,8 @@ public final class LoginThrottle: Sendable {
         /// too, or a burst of parallel guesses would all be checked before
         /// the first failure is recorded.
         var inFlight = 0
+        /// The database holds a record of these failures (stale or not).
+        var stored = false
     }
 
     public let policy: Policy
@@ -97,7 +99,10 @@ public final class LoginThrottle: Sendable {
         // no failures left); nil when there is no database or it failed,
         // and the check is counted here alone.
         var shared: LoginFailures?? = nil
-        if let storage {
+        // begin() read the stored failures: with none, a success has
+        // nothing to clear, and the login costs no write.
+        let hadFailures = records.withLock { $0[key].map { $0.failures > 0 || $0.stored } ?? false }
+        if let storage, !succeeded || hadFailures {
             do {
                 if succeeded {
                     try storage.clearLoginFailures(userKey: user.key, address: address)
@@ -144,9 +149,10 @@ public final class LoginThrottle: Sendable {
         guard var record else { return Record(failures: 0, firstFailure: current) }
         let lockoutOver = record.lockedUntil.map { $0 <= current } ?? false
         if lockoutOver || (record.lockedUntil == nil && current.timeIntervalSince(record.firstFailure) > policy.window) {
-            let inFlight = record.inFlight
+            let (inFlight, stored) = (record.inFlight, record.stored)
             record = Record(failures: 0, firstFailure: current)
             record.inFlight = inFlight
+            record.stored = stored
         }
         if record.failures == 0 && record.inFlight == 0 { record.firstFailure = current }
         return record
@@ -176,5 +182,6 @@ extension LoginThrottle.Record {
         failures = shared?.failures ?? 0
         firstFailure = shared?.firstFailure ?? current
         lockedUntil = shared?.lockedUntil
+        stored = shared != nil
     }
 }
