@@ -74,7 +74,11 @@ public final class BlogService: Sendable {
         self.userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments)
         self.pageWriter = PageWriter(pages: userPages)
         self.index = IndexUpdater(logger: logger) { [store, pages] in
-            try pages.write(IndexPage.render(try store.blogIndex(limit: IndexPage.limit)), file: IndexPage.fileName)
+            // Under the lock of user id 0 (no user has it): with several
+            // instances, the index written last is read last.
+            try store.withPageLock(userID: 0) {
+                try pages.write(IndexPage.render(try store.blogIndex(limit: IndexPage.limit)), file: IndexPage.fileName)
+            }
         }
         self.logger = logger
         self.now = now
