@@ -84,7 +84,12 @@ struct Serve: AsyncParsableCommand {
                                           port: httpPort, logger: Logger(label: "blogd.http"),
                                           limits: WebServer.Limits(maxHeaderBytes: settings.httpMaxHeaderBytes,
                                                                    timeout: .milliseconds(Int64(settings.httpTimeout * 1000)),
-                                                                   maxConnections: settings.httpMaxConnections))
+                                                                   maxConnections: settings.httpMaxConnections),
+                                          health: { [store] in
+                                              // Healthy: the database answers. A stopping server has
+                                              // closed its port already, which a balancer sees too.
+                                              (try? store.ping()) != nil
+                                          })
             } catch {
                 server.stop(timeout: 1)
                 throw fail(error.description)

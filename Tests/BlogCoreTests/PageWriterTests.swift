@@ -47,6 +47,24 @@ struct PageWriterTests {
         func allUsers() throws(StorageError) -> [UserRecord] { try store.allUsers() }
         func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] { try store.blogIndex(limit: limit) }
         func userSummaries() throws(StorageError) -> [UserSummary] { try store.userSummaries() }
+        func grantLease(userKey: String, address: String, until expiry: Date) throws(StorageError) {
+            try store.grantLease(userKey: userKey, address: address, until: expiry)
+        }
+        func leaseExpiry(userKey: String, address: String) throws(StorageError) -> Date? {
+            try store.leaseExpiry(userKey: userKey, address: address)
+        }
+        func deleteLeases(expiredBefore date: Date) throws(StorageError) { try store.deleteLeases(expiredBefore: date) }
+        func recordLoginFailure(userKey: String, address: String, at date: Date,
+                                policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures {
+            try store.recordLoginFailure(userKey: userKey, address: address, at: date, policy: policy)
+        }
+        func loginFailures(userKey: String, address: String) throws(StorageError) -> LoginFailures? {
+            try store.loginFailures(userKey: userKey, address: address)
+        }
+        func clearLoginFailures(userKey: String, address: String) throws(StorageError) {
+            try store.clearLoginFailures(userKey: userKey, address: address)
+        }
+        func ping() throws(StorageError) { try store.ping() }
         func close() throws(StorageError) { try store.close() }
     }
 

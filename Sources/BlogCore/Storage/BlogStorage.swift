@@ -61,8 +61,51 @@ public protocol BlogStorage: Sendable {
     /// user at a time.
     func withPageLock<T>(userID: Int64, _ body: () throws -> T) throws -> T
 
+    // Login state that instances on one database share (see LoginLeases
+    // and LoginThrottle): kept in the database, so it also survives a restart.
+
+    /// Grants or renews the lease of `userKey` (the lower-cased user name)
+    /// at `address` until `expiry`; durable before it returns.
+    func grantLease(userKey: String, address: String, until expiry: Date) throws(StorageError)
+
+    /// When the lease of `userKey` at `address` expires; nil when there is none.
+    func leaseExpiry(userKey: String, address: String) throws(StorageError) -> Date?
+
+    /// Forgets leases that expired before `date`.
+    func deleteLeases(expiredBefore date: Date) throws(StorageError)
+
+    /// Counts one failed login in one statement, so that instances counting
+    /// at once lose none: a record that is stale at `date` (its lockout
+    /// over, or its window past) starts again at one failure. Reaching
+    /// `policy.allowedFailures` locks logins out until `date + policy.lockout`.
+    func recordLoginFailure(userKey: String, address: String, at date: Date,
+                            policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures
+
+    /// The stored failed-login record, nil when there is none.
+    func loginFailures(userKey: String, address: String) throws(StorageError) -> LoginFailures?
+
+    /// Forgets the failed logins of `userKey` at `address`.
+    func clearLoginFailures(userKey: String, address: String) throws(StorageError)
+
+    /// One cheap round trip to the database, for health checks.
+    func ping() throws(StorageError)
+
     /// Closes the database; later calls fail.
     func close() throws(StorageError)
+}
+
+/// Failed logins of one user from one address: how many since
+/// `firstFailure`, and until when logins are refused.
+public struct LoginFailures: Sendable, Equatable {
+    public var failures: Int
+    public var firstFailure: Date
+    public var lockedUntil: Date?
+
+    public init(failures: Int, firstFailure: Date, lockedUntil: Date?) {
+        self.failures = failures
+        self.firstFailure = firstFailure
+        self.lockedUntil = lockedUntil
+    }
 }
 
 /// A post just stored.
