@@ -29,13 +29,14 @@ final class HAProxyProcess: @unchecked Sendable {
 
     /// Starts HAProxy balancing round robin over `backends` (blog ports on
     /// 127.0.0.1), sending each a PROXY v2 header; returns once it accepts.
-    init(backends: [Int]) throws {
+    /// `serverOptions` go on each `server` line (say, health checks).
+    init(backends: [Int], serverOptions: String = "send-proxy-v2") throws {
         guard let binary = Self.binary else { throw Failure.notInstalled }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-haproxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         port = try Self.freePort()
         let servers = backends.enumerated().map { index, port in
-            "    server blogd\(index + 1) 127.0.0.1:\(port) send-proxy-v2"
+            "    server blogd\(index + 1) 127.0.0.1:\(port) \(serverOptions)"
         }
         let config = """
             global

@@ -94,3 +94,51 @@ enum ProxyHeaderBytes {
     /// v2, LOCAL, UNSPEC, no addresses.
     static let v2Local: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A, 0x20, 0x00, 0x00, 0x00]
 }
+
+/// blogd behind a real HAProxy (`send-proxy-v2`, and `check-send-proxy`
+/// health checks): the clients' own addresses reach leases and the audit
+/// log, and the checks leave nothing but debug lines.
+@Suite(.serialized, .enabled(if: HAProxyProcess.available))
+struct BehindHAProxyTests {
+    @Test func clientsKeepTheirAddressesThroughHAProxy() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-behind-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
+        try Data("body {}".utf8).write(to: folder.appendingPathComponent("public/style.css"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try BlogdProcess(
+            ["serve", "--host", "127.0.0.1", "--port", "0",
+             "--db", folder.appendingPathComponent("data/blog.sqlite").path,
+             "--public", folder.appendingPathComponent("public").path],
+            environment: ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1", "BLOGD_LOG_LEVEL": "debug",
+                          "BLOGD_PROXY_PROTOCOL": "true", "BLOGD_TRUSTED_PROXIES": "127.0.0.1"])
+        defer { server.ensureStopped() }
+        let port = try server.waitForPort()
+        let haproxy = try HAProxyProcess(backends: [port], serverOptions: "send-proxy-v2 check check-send-proxy inter 200ms")
+
+        func ask(_ message: String, from source: String) throws -> String {
+            let client = try WireConnection(port: haproxy.port, from: source)
+            defer { client.close() }
+            try client.send(message)
+            return try client.readReply()
+        }
+        #expect(try ask("register:haproxied:pw[E];", from: "127.0.0.2") == "reg:OK[E];", "\(haproxy.log)")
+        #expect(try ask("newpost:haproxied:Through:HAProxy[E];", from: "127.0.0.2") == "post:OK[E];")
+        #expect(try ask("newpost:haproxied:Elsewhere:c[E];", from: "127.0.0.3") == "post:NA[E];")
+        // HAProxy's health checks arrive as PROXY v2 LOCAL headers.
+        #expect(server.waitUntil(timeout: 60) { server.stderr.components(separatedBy: "proxy health check").count > 3 },
+                "\(server.stderr)")
+        #expect(try ask("newpost:haproxied:Still up:c[E];", from: "127.0.0.2") == "post:OK[E];", "\(haproxy.log)")
+        #expect(server.stop() == 0)
+        server.waitUntil(timeout: 60) { server.stderr.contains("stopped") }
+
+        let peers = server.requestLines.compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("peer=") }.map(String.init)
+        }
+        #expect(peers == ["peer=127.0.0.2", "peer=127.0.0.2", "peer=127.0.0.3", "peer=127.0.0.2"], "\(server.requestLines)")
+        for line in server.stderr.split(separator: "\n") {
+            for level in [" notice ", " warning ", " error ", " critical "] {
+                #expect(!line.contains(level), "\(line)")
+            }
+        }
+    }
+}
