@@ -4,6 +4,8 @@
 -- Times are UTC text, 'YYYY-MM-DD HH:MM:SS.SSS'.
 -- A post's page is its page group (1 = oldest), chosen when it is stored;
 -- its weight is its escaped title and text in bytes (see PageLayout).
+-- Leases and failed logins are shared by every instance on the database;
+-- their times are seconds since 1970.
 
 CREATE TABLE users (
     id            INTEGER PRIMARY KEY,
@@ -24,3 +26,19 @@ CREATE TABLE posts (
 );
 
 CREATE INDEX posts_by_user ON posts(user_id, page, id, weight);
+
+CREATE TABLE leases (
+    user_key   TEXT NOT NULL,
+    address    TEXT NOT NULL,
+    expires_at REAL NOT NULL,
+    PRIMARY KEY (user_key, address)
+) WITHOUT ROWID;
+
+CREATE TABLE login_failures (
+    user_key      TEXT    NOT NULL,
+    address       TEXT    NOT NULL,
+    failures      INTEGER NOT NULL,
+    first_failure REAL    NOT NULL,
+    locked_until  REAL,
+    PRIMARY KEY (user_key, address)
+) WITHOUT ROWID;

@@ -35,6 +35,32 @@ func check(_ data: [UInt8]) {
         precondition(decoder.pendingByteCount <= limit + Frame.terminator.count, "decoder grew past its bound")
     }
     checkRequest(data)
+    checkProxyHeader(data)
+}
+
+/// A PROXY header: parsing never crashes, never takes more than the caps,
+/// and is incremental: every shorter prefix of a header needs more, and
+/// bytes after a header or after an invalid start change nothing.
+func checkProxyHeader(_ data: [UInt8]) {
+    let result = ProxyHeader.parse(data)
+    switch result {
+    case .needMore:
+        precondition(data.count < ProxyHeader.maxV2Bytes, "still undecided past the cap")
+    case .header(let header, let consumed):
+        precondition(consumed > 0 && consumed <= data.count, "consumed \(consumed) of \(data.count)")
+        let cap = header.version == .v1 ? ProxyHeader.maxV1Bytes : ProxyHeader.maxV2Bytes
+        precondition(consumed <= cap, "a header over its cap")
+        precondition(ProxyHeader.parse(Array(data[..<consumed])) == result, "the header alone parses differently")
+        for end in 0..<consumed {
+            let prefix = ProxyHeader.parse(Array(data[..<end]))
+            precondition(prefix == .needMore, "a prefix of a header was decided: \(prefix)")
+        }
+        if let source = header.source {
+            precondition(source.address.count == 4 || source.address.count == 16, "an address of \(source.address.count) bytes")
+        }
+    case .invalid:
+        precondition(ProxyHeader.parse(data + [0x0D, 0x0A, 0x00]) == result, "more bytes undid a refusal")
+    }
 }
 
 /// Parsing never crashes; what parses obeys the field rules, and a post

@@ -49,6 +49,13 @@ public final class BlogServer: Sendable {
         /// Epoll threads; 0 is one per core, which served best when
         /// measured on this project's 2-core machines (README, "The event loop").
         public var eventLoops = 0
+        /// Expect a PROXY protocol header (v1 or v2) before the first
+        /// message from the `trustedProxies`, and take the client it names
+        /// as the peer; refuse one from anybody else.
+        public var proxyProtocol = false
+        /// Addresses or networks (`10.0.0.0/8`) whose PROXY headers are
+        /// believed, when `proxyProtocol` is on.
+        public var trustedProxies: [String] = []
         public var connection = ConnectionOptions()
         /// The clock of timeouts; tests move a manual one by hand.
         public var clock = ServerClock.system
@@ -102,6 +109,14 @@ public final class BlogServer: Sendable {
     public func start() throws(ServerError) {
         // A peer that vanishes mid-write must not kill the process.
         signal(SIGPIPE, SIG_IGN)
+        var proxies: TrustedProxies?
+        if options.proxyProtocol {
+            do {
+                proxies = try TrustedProxies(options.trustedProxies)
+            } catch {
+                throw .invalidTrustedProxy(error)
+            }
+        }
         let listeners: [ListeningSocket]
         do {
             listeners = try ListeningSocket.bind(host: options.host, port: options.port)
@@ -125,7 +140,7 @@ public final class BlogServer: Sendable {
                                       exempt: limits.exempt),
             audit: audit, clock: options.clock)
         let context = EventLoop.Context(connection: options.connection, limits: limits, router: router,
-                                        audit: audit, clock: options.clock)
+                                        audit: audit, clock: options.clock, proxies: proxies)
         var loops: [EventLoop] = []
         do {
             let count = options.eventLoops > 0 ? options.eventLoops : System.coreCount

@@ -6,11 +6,14 @@ public enum ServerError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotListen(SocketError)
     /// The event loops could not be set up.
     case cannotStartLoop(SocketError)
+    /// An entry of `trustedProxies` is not an address or network.
+    case invalidTrustedProxy(TrustedProxies.ParseError)
 
     public var description: String {
         switch self {
         case .cannotListen(let error): "\(error)"
         case .cannotStartLoop(let error): "event loop: \(error)"
+        case .invalidTrustedProxy(let error): "trusted_proxies: \(error)"
         }
     }
 }

@@ -146,3 +146,35 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         bytes.count == 16 && bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
     }
 }
+
+extension SocketAddress {
+    /// The address of 4 (IPv4) or 16 (IPv6) bytes in network order, at
+    /// `port`; nil for any other count. How an address that arrived as
+    /// bytes (a PROXY header) becomes one the server formats and counts
+    /// exactly like a peer's.
+    public init?(ipBytes bytes: [UInt8], port: Int) {
+        var storage = sockaddr_storage()
+        let length: Int
+        switch bytes.count {
+        case 4:
+            withUnsafeMutableBytes(of: &storage) { raw in
+                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+                address.pointee.sin_family = sa_family_t(AF_INET)
+                address.pointee.sin_port = UInt16(truncatingIfNeeded: port).bigEndian
+                withUnsafeMutableBytes(of: &address.pointee.sin_addr) { $0.copyBytes(from: bytes) }
+            }
+            length = MemoryLayout<sockaddr_in>.size
+        case 16:
+            withUnsafeMutableBytes(of: &storage) { raw in
+                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+                address.pointee.sin6_family = sa_family_t(AF_INET6)
+                address.pointee.sin6_port = UInt16(truncatingIfNeeded: port).bigEndian
+                withUnsafeMutableBytes(of: &address.pointee.sin6_addr) { $0.copyBytes(from: bytes) }
+            }
+            length = MemoryLayout<sockaddr_in6>.size
+        default:
+            return nil
+        }
+        self.init(storage: storage, length: socklen_t(length))
+    }
+}

@@ -8,7 +8,8 @@ import NIOCore
 /// `alice.2.html`, `style.css`, `index.html`): no sub-paths, no `..`, no
 /// percent-encoding, no hidden files (the pages' temporary files start with
 /// a dot). The decision is `route(method:path:)`, a pure function; `reply`
-/// adds the file's bytes.
+/// adds the file's bytes. With a `health` check, `/healthz` answers 200 when
+/// it passes and 503 when not, for a load balancer.
 ///
 ///     let files = PublicFolderHandler(folder: URL(fileURLWithPath: "public"))
 ///     let reply = await files.reply(method: .get, path: "/alice.html")
@@ -17,17 +18,25 @@ public struct PublicFolderHandler: Sendable {
     public let folder: URL
     /// Reads a whole file, `nil` when it cannot (missing, a folder, ...).
     let read: @Sendable (_ path: String) async -> ByteBuffer?
+    /// Whether the server can serve (its database answers), or nil for no
+    /// health endpoint.
+    let health: (@Sendable () async -> Bool)?
 
     /// Reads files on the calling thread (fine for tests and tools; the
     /// web server passes a reader that runs on a thread of its own).
-    public init(folder: URL) {
-        self.init(folder: folder, read: { Self.readFile(atPath: $0) })
+    public init(folder: URL, health: (@Sendable () async -> Bool)? = nil) {
+        self.init(folder: folder, read: { Self.readFile(atPath: $0) }, health: health)
     }
 
-    init(folder: URL, read: @escaping @Sendable (_ path: String) async -> ByteBuffer?) {
+    init(folder: URL, read: @escaping @Sendable (_ path: String) async -> ByteBuffer?,
+         health: (@Sendable () async -> Bool)? = nil) {
         self.folder = folder
         self.read = read
+        self.health = health
     }
+
+    /// The health endpoint's path.
+    public static let healthPath = "/healthz"
 
     /// A complete answer: status, header fields and body.
     public struct Reply: Sendable, Equatable {
@@ -40,6 +49,7 @@ public struct PublicFolderHandler: Sendable {
     /// Where a request goes, before any file is read.
     enum Route: Equatable {
         case file(name: String, contentType: String, withBody: Bool)
+        case health(withBody: Bool)
         case notFound
         case methodNotAllowed
     }
@@ -54,7 +64,13 @@ public struct PublicFolderHandler: Sendable {
     /// The answer to `method` on `path` (the request target as sent, before
     /// any decoding, without the query).
     public func reply(method: HTTPRequest.Method, path: String) async -> Reply {
-        switch Self.route(method: method, path: path) {
+        switch Self.route(method: method, path: path, health: health != nil) {
+        case .health(let withBody):
+            let healthy = await health?() ?? false
+            var reply = healthy ? Self.plain(.ok, "ok\n") : Self.plain(.serviceUnavailable, "unavailable\n")
+            reply.headers[.cacheControl] = "no-store"
+            if !withBody { reply.body = ByteBuffer() }
+            return reply
         case .methodNotAllowed:
             return Self.plain(.methodNotAllowed, "read-only: GET and HEAD only\n", extra: [.allow: "GET, HEAD"])
         case .notFound:
@@ -74,8 +90,9 @@ public struct PublicFolderHandler: Sendable {
     }
 
     /// Where `method` on `path` goes; no file is touched.
-    static func route(method: HTTPRequest.Method, path: String) -> Route {
+    static func route(method: HTTPRequest.Method, path: String, health: Bool = false) -> Route {
         guard method == .get || method == .head else { return .methodNotAllowed }
+        if health && path == healthPath { return .health(withBody: method == .get) }
         guard let name = fileName(for: path),
               let type = contentTypes[(name as NSString).pathExtension.lowercased()]
         else { return .notFound }

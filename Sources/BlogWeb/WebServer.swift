@@ -35,16 +35,23 @@ public final class WebServer: Sendable {
     /// Starts serving `folder` on `host` (`*` for every address, IPv4 and
     /// IPv6; `localhost`; or an IPv4 or IPv6 address) and `port` (0 for
     /// any free one); returns once it listens. Call `stop()` when done.
-    public init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits()) async throws(StartError) {
+    /// `health`, when given, answers `/healthz` (see `PublicFolderHandler`);
+    /// it may block, and runs on the file thread.
+    public init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
+                health: (@Sendable () -> Bool)? = nil) async throws(StartError) {
         guard let bindHosts = ListenHost.bindHosts(for: host) else { throw .badHost(host) }
         guard (0...65535).contains(port) else { throw .cannotListen(host: host, port: port, reason: "no such port") }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let fileThread = NIOThreadPool(numberOfThreads: 1)
         fileThread.start()
         let connections = OpenConnections()
+        var healthy: (@Sendable () async -> Bool)?
+        if let health {
+            healthy = { (try? await fileThread.runIfActive { health() }) ?? false }
+        }
         let files = PublicFolderHandler(folder: folder, read: { path in
             try? await fileThread.runIfActive { PublicFolderHandler.readFile(atPath: path) }
-        })
+        }, health: healthy)
         let channel = Self.channel(files: files, limits: limits, connections: connections)
         // Hummingbird announces its start at info level, in words the
         // tests' "listening on" search would take for the blog port.

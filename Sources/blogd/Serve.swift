@@ -64,6 +64,8 @@ struct Serve: AsyncParsableCommand {
         options.postBytesPerAddressPerSecond = settings.postBytesPerAddressPerSecond
         options.postBurstBytesPerAddress = settings.postBurstBytesPerAddress
         options.budgetExempt = settings.budgetExempt
+        options.proxyProtocol = settings.proxyProtocol
+        options.trustedProxies = settings.trustedProxies
         options.connection.busyDelay = settings.busyDelay
         options.connection.keepAlive = settings.keepAlive
         options.connection.maxMessageBytes = settings.maxMessageBytes
@@ -82,12 +84,24 @@ struct Serve: AsyncParsableCommand {
                                           port: httpPort, logger: Logger(label: "blogd.http"),
                                           limits: WebServer.Limits(maxHeaderBytes: settings.httpMaxHeaderBytes,
                                                                    timeout: .milliseconds(Int64(settings.httpTimeout * 1000)),
-                                                                   maxConnections: settings.httpMaxConnections))
+                                                                   maxConnections: settings.httpMaxConnections),
+                                          health: { [store] in
+                                              // Healthy: the database answers. A stopping server has
+                                              // closed its port already, which a balancer sees too.
+                                              (try? store.ping()) != nil
+                                          })
             } catch {
                 server.stop(timeout: 1)
                 throw fail(error.description)
             }
             logger.info("http on \(shownHost):\(web!.port)", metadata: ["public": "\(settings.publicFolder)"])
+        }
+        if settings.proxyProtocol && settings.trustedProxies.isEmpty {
+            // Not fatal: nobody can spoof an address this way, and every
+            // direct client is still served; but no proxy gets through.
+            logger.warning("proxy_protocol is on but trusted_proxies is empty: no proxy can connect, and PROXY headers from anyone are refused")
+        } else if settings.proxyProtocol {
+            logger.info("PROXY protocol on", metadata: ["trusted_proxies": "\(settings.trustedProxies.joined(separator: ","))"])
         }
         if settings.openPosting {
             logger.warning("open posting is on: anyone can post as anyone, as in the original server")

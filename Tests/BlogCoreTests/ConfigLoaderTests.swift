@@ -177,6 +177,24 @@ struct ConfigLoaderTests {
         #expect(invalidKey(try await loadError(#"{"hash_burst_per_address": 0}"#)) == "hash_burst_per_address")
     }
 
+    @Test func proxyProtocolFromTheFileAndTheEnvironment() async throws {
+        #expect(BlogConfig().proxyProtocol == false)
+        #expect(BlogConfig().trustedProxies == [])
+        let file = try await load(#"{"proxy_protocol": true, "trusted_proxies": ["10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1"]}"#)
+        #expect(file.proxyProtocol)
+        #expect(file.trustedProxies == ["10.0.0.0/8", "192.0.2.7", "fd00::/8", "::1"])
+        let environment = try await load(
+            "{}", environment: ["BLOGD_PROXY_PROTOCOL": "true", "BLOGD_TRUSTED_PROXIES": "10.1.2.3, 172.16.0.0/12"])
+        #expect(environment.proxyProtocol)
+        #expect(environment.trustedProxies == ["10.1.2.3", "172.16.0.0/12"])
+        for bad in ["proxy.example", "10.0.0.0/33", "::/129", "10.0.0.0/", "10.0.0.0/x", "/8", "[::1]"] {
+            #expect(invalidKey(try await loadError(#"{"trusted_proxies": ["\#(bad)"]}"#)) == "trusted_proxies", "\(bad)")
+        }
+        #expect(invalidKey(try await loadError(#"{"proxy_protocol": "maybe"}"#)) == "proxy_protocol")
+        // A network is no plain address: budget_exempt still takes addresses only.
+        #expect(invalidKey(try await loadError(#"{"budget_exempt": ["10.0.0.0/8"]}"#)) == "budget_exempt")
+    }
+
     @Test func environmentOverridesDefaults() async throws {
         let config = try await load("{}", environment: ["BLOGD_KEEP_ALIVE": "yes", "BLOGD_MAX_CONNECTIONS": "5"])
         #expect(config.keepAlive == true)

@@ -4,117 +4,165 @@ import Testing
 
 @Suite("LoginLeases")
 struct LoginLeasesTests {
-    @Test func grantThenHeld() {
+    @Test func grantThenHeld() throws {
         let leases = LoginLeases(duration: 3600)
-        #expect(!leases.isHeld(by: user("alice"), from: "192.0.2.1"))
-        leases.grant(user("alice"), from: "192.0.2.1")
-        #expect(leases.isHeld(by: user("alice"), from: "192.0.2.1"))
+        #expect(try !leases.isHeld(by: user("alice"), from: "192.0.2.1"))
+        try leases.grant(user("alice"), from: "192.0.2.1")
+        #expect(try leases.isHeld(by: user("alice"), from: "192.0.2.1"))
         #expect(leases.count == 1)
     }
 
-    @Test func otherAddressNotHeld() {
+    @Test func otherAddressNotHeld() throws {
         let leases = LoginLeases(duration: 3600)
-        leases.grant(user("alice"), from: "192.0.2.1")
-        #expect(!leases.isHeld(by: user("alice"), from: "192.0.2.2"))
-        #expect(!leases.isHeld(by: user("alice"), from: "::1"))
-        #expect(!leases.isHeld(by: user("alice"), from: ""))
+        try leases.grant(user("alice"), from: "192.0.2.1")
+        #expect(try !leases.isHeld(by: user("alice"), from: "192.0.2.2"))
+        #expect(try !leases.isHeld(by: user("alice"), from: "::1"))
+        #expect(try !leases.isHeld(by: user("alice"), from: ""))
     }
 
-    @Test func otherUserNotHeld() {
+    @Test func otherUserNotHeld() throws {
         let leases = LoginLeases(duration: 3600)
-        leases.grant(user("alice"), from: "192.0.2.1")
-        #expect(!leases.isHeld(by: user("bob"), from: "192.0.2.1"))
-        #expect(!leases.isHeld(by: user("alice2"), from: "192.0.2.1"))
+        try leases.grant(user("alice"), from: "192.0.2.1")
+        #expect(try !leases.isHeld(by: user("bob"), from: "192.0.2.1"))
+        #expect(try !leases.isHeld(by: user("alice2"), from: "192.0.2.1"))
     }
 
-    @Test func userIsCaseInsensitive() {
+    @Test func userIsCaseInsensitive() throws {
         let leases = LoginLeases(duration: 3600)
-        leases.grant(user("Alice"), from: "192.0.2.1")
-        #expect(leases.isHeld(by: user("alice"), from: "192.0.2.1"))
-        #expect(leases.isHeld(by: user("ALICE"), from: "192.0.2.1"))
-        leases.grant(user("aLiCe"), from: "192.0.2.1")
+        try leases.grant(user("Alice"), from: "192.0.2.1")
+        #expect(try leases.isHeld(by: user("alice"), from: "192.0.2.1"))
+        #expect(try leases.isHeld(by: user("ALICE"), from: "192.0.2.1"))
+        try leases.grant(user("aLiCe"), from: "192.0.2.1")
         #expect(leases.count == 1, "the same user in another case renews, not adds")
     }
 
-    @Test func expiresAfterDuration() {
+    @Test func expiresAfterDuration() throws {
         let clock = TestClock()
         let leases = LoginLeases(duration: 60, now: clock.closure)
-        leases.grant(user("alice"), from: "10.0.0.1")
+        try leases.grant(user("alice"), from: "10.0.0.1")
         clock.advance(by: 59.999)
-        #expect(leases.isHeld(by: user("alice"), from: "10.0.0.1"))
+        #expect(try leases.isHeld(by: user("alice"), from: "10.0.0.1"))
         clock.advance(by: 0.001)
-        #expect(!leases.isHeld(by: user("alice"), from: "10.0.0.1"), "expired exactly at grant + duration")
+        #expect(try !leases.isHeld(by: user("alice"), from: "10.0.0.1"), "expired exactly at grant + duration")
         clock.advance(by: 1000)
-        #expect(!leases.isHeld(by: user("alice"), from: "10.0.0.1"))
+        #expect(try !leases.isHeld(by: user("alice"), from: "10.0.0.1"))
     }
 
-    @Test func grantRenews() {
+    @Test func grantRenews() throws {
         let clock = TestClock()
         let leases = LoginLeases(duration: 10, now: clock.closure)
-        leases.grant(user("alice"), from: "10.0.0.1")
+        try leases.grant(user("alice"), from: "10.0.0.1")
         clock.advance(by: 8)
-        leases.grant(user("alice"), from: "10.0.0.1")
+        try leases.grant(user("alice"), from: "10.0.0.1")
         clock.advance(by: 8)
-        #expect(leases.isHeld(by: user("alice"), from: "10.0.0.1"))
+        #expect(try leases.isHeld(by: user("alice"), from: "10.0.0.1"))
         clock.advance(by: 2)
-        #expect(!leases.isHeld(by: user("alice"), from: "10.0.0.1"))
+        #expect(try !leases.isHeld(by: user("alice"), from: "10.0.0.1"))
         // An expired lease can be granted again.
-        leases.grant(user("alice"), from: "10.0.0.1")
-        #expect(leases.isHeld(by: user("alice"), from: "10.0.0.1"))
+        try leases.grant(user("alice"), from: "10.0.0.1")
+        #expect(try leases.isHeld(by: user("alice"), from: "10.0.0.1"))
     }
 
-    @Test func zeroDurationIsNeverHeld() {
+    @Test func zeroDurationIsNeverHeld() throws {
         let clock = TestClock()
         let leases = LoginLeases(duration: 0, now: clock.closure)
-        leases.grant(user("alice"), from: "10.0.0.1")
-        #expect(!leases.isHeld(by: user("alice"), from: "10.0.0.1"))
+        try leases.grant(user("alice"), from: "10.0.0.1")
+        #expect(try !leases.isHeld(by: user("alice"), from: "10.0.0.1"))
     }
 
-    @Test func durationIsKept() {
+    @Test func durationIsKept() throws {
         #expect(LoginLeases(duration: 42).duration == 42)
     }
 
-    @Test func sweepRemovesExpiredPastThreshold() {
+    @Test func sweepRemovesExpiredPastThreshold() throws {
         let clock = TestClock()
         let leases = LoginLeases(duration: 10, sweepThreshold: 4, now: clock.closure)
-        for index in 0 ..< 3 { leases.grant(user("old\(index)"), from: "10.0.0.1") }
+        for index in 0 ..< 3 { try leases.grant(user("old\(index)"), from: "10.0.0.1") }
         clock.advance(by: 5)
-        leases.grant(user("fresh"), from: "10.0.0.1")
+        try leases.grant(user("fresh"), from: "10.0.0.1")
         #expect(leases.count == 4)
         clock.advance(by: 6) // the three old ones expired, "fresh" has 4 s left
         #expect(leases.count == 4, "expired leases stay until a grant sweeps them")
-        leases.grant(user("new"), from: "10.0.0.2")
+        try leases.grant(user("new"), from: "10.0.0.2")
         #expect(leases.count == 2)
-        #expect(leases.isHeld(by: user("fresh"), from: "10.0.0.1"))
-        #expect(leases.isHeld(by: user("new"), from: "10.0.0.2"))
-        #expect(!leases.isHeld(by: user("old0"), from: "10.0.0.1"))
+        #expect(try leases.isHeld(by: user("fresh"), from: "10.0.0.1"))
+        #expect(try leases.isHeld(by: user("new"), from: "10.0.0.2"))
+        #expect(try !leases.isHeld(by: user("old0"), from: "10.0.0.1"))
     }
 
-    @Test func noSweepBelowThreshold() {
+    @Test func noSweepBelowThreshold() throws {
         let clock = TestClock()
         let leases = LoginLeases(duration: 10, sweepThreshold: 100, now: clock.closure)
-        for index in 0 ..< 10 { leases.grant(user("u\(index)"), from: "10.0.0.1") }
+        for index in 0 ..< 10 { try leases.grant(user("u\(index)"), from: "10.0.0.1") }
         clock.advance(by: 20)
-        leases.grant(user("late"), from: "10.0.0.1")
+        try leases.grant(user("late"), from: "10.0.0.1")
         #expect(leases.count == 11)
     }
 
-    @Test func manyAddressesPerUser() {
+    @Test func manyAddressesPerUser() throws {
         let leases = LoginLeases(duration: 3600)
-        leases.grant(user("alice"), from: "10.0.0.1")
-        leases.grant(user("alice"), from: "10.0.0.2")
-        #expect(leases.isHeld(by: user("alice"), from: "10.0.0.1"))
-        #expect(leases.isHeld(by: user("alice"), from: "10.0.0.2"))
+        try leases.grant(user("alice"), from: "10.0.0.1")
+        try leases.grant(user("alice"), from: "10.0.0.2")
+        #expect(try leases.isHeld(by: user("alice"), from: "10.0.0.1"))
+        #expect(try leases.isHeld(by: user("alice"), from: "10.0.0.2"))
         #expect(leases.count == 2)
     }
 
-    @Test func concurrentGrantsAreAllKept() {
+    @Test func concurrentGrantsAreAllKept() throws {
         let leases = LoginLeases(duration: 3600)
         DispatchQueue.concurrentPerform(iterations: 500) { index in
-            leases.grant(user("u\(index)"), from: "10.0.\(index % 7).1")
-            _ = leases.isHeld(by: user("u\(index)"), from: "10.0.0.1")
+            try? leases.grant(user("u\(index)"), from: "10.0.\(index % 7).1")
+            _ = try? leases.isHeld(by: user("u\(index)"), from: "10.0.0.1")
         }
         #expect(leases.count == 500)
-        #expect((0 ..< 500).allSatisfy { leases.isHeld(by: user("u\($0)"), from: "10.0.\($0 % 7).1") })
+        #expect(try (0 ..< 500).allSatisfy { try leases.isHeld(by: user("u\($0)"), from: "10.0.\($0 % 7).1") })
+    }
+
+    // With a database: what instances share and a restart keeps.
+
+    @Test func aLeaseSurvivesARestart() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let path = folder.appendingPathComponent("blog.sqlite").path
+            let clock = TestClock()
+            let before = try BlogStore(path: path)
+            try LoginLeases(duration: 60, storage: before, now: clock.closure).grant(user("alice"), from: "10.0.0.1")
+            try before.close()
+
+            let after = try BlogStore(path: path)
+            defer { try? after.close() }
+            let leases = LoginLeases(duration: 60, storage: after, now: clock.closure)
+            #expect(try leases.isHeld(by: user("ALICE"), from: "10.0.0.1"))
+            #expect(try !leases.isHeld(by: user("alice"), from: "10.0.0.2"))
+            clock.advance(by: 60)
+            #expect(try !leases.isHeld(by: user("alice"), from: "10.0.0.1"), "expiry is kept too")
+        }
+    }
+
+    @Test func aLeaseGrantedByOneInstanceIsHeldInAnother() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            defer { try? store.close() }
+            let one = LoginLeases(duration: 60, storage: store)
+            let other = LoginLeases(duration: 60, storage: store)
+            #expect(try !other.isHeld(by: user("alice"), from: "10.0.0.1"))
+            try one.grant(user("alice"), from: "10.0.0.1")
+            #expect(try other.isHeld(by: user("alice"), from: "10.0.0.1"))
+            #expect(other.count == 1, "the lease read from the database is remembered")
+        }
+    }
+
+    @Test func aSweepDeletesExpiredLeasesFromTheDatabase() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            defer { try? store.close() }
+            let clock = TestClock()
+            let leases = LoginLeases(duration: 10, storage: store, sweepThreshold: 2, now: clock.closure)
+            try leases.grant(user("old"), from: "10.0.0.1")
+            try leases.grant(user("older"), from: "10.0.0.1")
+            clock.advance(by: 11)
+            try leases.grant(user("new"), from: "10.0.0.1")
+            #expect(try store.leaseExpiry(userKey: "old", address: "10.0.0.1") == nil)
+            #expect(try store.leaseExpiry(userKey: "new", address: "10.0.0.1") != nil)
+        }
     }
 }

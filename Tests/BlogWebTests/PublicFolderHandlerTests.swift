@@ -91,6 +91,23 @@ struct PublicFolderHandlerTests {
             #expect(ListenHost.bindHosts(for: bad) == nil, "\(bad)")
         }
     }
+    @Test func healthAnswersWhatTheCheckSays() async throws {
+        let healthy = PublicFolderHandler(folder: folder.public, health: { true })
+        let ok = await healthy.reply(method: .get, path: "/healthz")
+        #expect(ok.status == .ok)
+        #expect(String(buffer: ok.body) == "ok\n")
+        #expect(ok.headers[.cacheControl] == "no-store")
+        let head = await healthy.reply(method: .head, path: "/healthz")
+        #expect(head.status == .ok && head.body.readableBytes == 0)
+
+        let sick = PublicFolderHandler(folder: folder.public, health: { false })
+        #expect(await sick.reply(method: .get, path: "/healthz").status == .serviceUnavailable)
+        #expect(await sick.reply(method: .post, path: "/healthz").status == .methodNotAllowed)
+    }
+
+    @Test func noHealthEndpointWithoutACheck() async {
+        #expect(await handler.reply(method: .get, path: "/healthz").status == .notFound)
+    }
 }
 
 /// A temporary folder with a public folder of pages, a stylesheet, a

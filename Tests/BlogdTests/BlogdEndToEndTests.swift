@@ -80,17 +80,27 @@ struct BlogdEndToEndTests {
 
     @Test func openPostingWarnsAtStartAndLetsAnyonePost() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let closed = try serve()
+        // Leases are kept in the database: a zero lease leaves dana none.
+        let closed = try serve(environment: ["BLOGD_LOGIN_LEASE": "0"])
         let port = try closed.waitForPort()
         #expect(try exchange("register:dana:pw[E];", port: port) == "reg:OK[E];")
+        #expect(try exchange("register:erin:pw[E];", port: port) == "reg:OK[E];")
         #expect(!closed.stderr.contains("open posting"))
         #expect(closed.stop() == 0)
 
-        // After a restart no lease survives: by default a post needs a login.
+        // By default a post needs a login.
         let secure = try serve()
         let securePort = try secure.waitForPort()
         #expect(try exchange("newpost:dana:T:forged[E];", port: securePort) == "post:NA[E];")
+        #expect(try exchange("login:erin:pw[E];", port: securePort) == "log:OK[E];")
         #expect(secure.stop() == 0)
+
+        // A lease survives a restart: it is in the database.
+        let again = try serve()
+        let againPort = try again.waitForPort()
+        #expect(try exchange("newpost:erin:T:after a restart[E];", port: againPort) == "post:OK[E];")
+        #expect(try exchange("newpost:dana:T:forged[E];", port: againPort) == "post:NA[E];")
+        #expect(again.stop() == 0)
 
         let open = try serve(environment: ["BLOGD_OPEN_POSTING": "true"])
         let openPort = try open.waitForPort()

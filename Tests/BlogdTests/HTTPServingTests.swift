@@ -62,6 +62,15 @@ struct HTTPServingTests {
         #expect(alice.lowerBound < bob.lowerBound, "the blog with a post comes first")
     }
 
+    @Test func healthCheckAsksTheDatabase() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, _, http) = try start()
+        defer { _ = server.stop() }
+        let health = try httpRequest(port: http, path: "/healthz")
+        #expect(health.status == 200)
+        #expect(health.body == "ok\n")
+    }
+
     @Test func escapesAndMissingFilesAre404() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let (server, _, http) = try start()

@@ -6,8 +6,8 @@ import Glibc
 
 /// Sends one message per connection, as the original client does, and
 /// returns everything the server sent before closing.
-func exchange(_ message: String, port: Int, host: String = "127.0.0.1") throws -> String {
-    let connection = try WireConnection(port: port, host: host)
+func exchange(_ message: String, port: Int, host: String = "127.0.0.1", from source: String? = nil) throws -> String {
+    let connection = try WireConnection(port: port, host: host, from: source)
     defer { connection.close() }
     try connection.send(message)
     return try connection.readToEnd()
@@ -25,11 +25,14 @@ struct WireConnection {
 
     /// Connects to `host` (an IPv4 or IPv6 literal) at `port` within
     /// `timeout` seconds, which then bounds every send and receive.
-    init(port: Int, host: String = "127.0.0.1", timeout: Int = 60) throws {
+    /// With `source`, the connection comes from that local address (any of
+    /// 127/8 on Linux), as another client would.
+    init(port: Int, host: String = "127.0.0.1", from source: String? = nil, timeout: Int = 60) throws {
         self.timeout = Double(timeout)
         let address = try SocketAddress(ip: host, port: port)
+        let local = try source.map { try SocketAddress(ip: $0, port: 0) }
         do {
-            socket = try Socket.connect(to: address, until: Deadline(seconds: self.timeout))
+            socket = try Socket.connect(to: address, from: local, until: Deadline(seconds: self.timeout))
         } catch {
             throw Failure.connect(error.errno ?? ETIMEDOUT)
         }

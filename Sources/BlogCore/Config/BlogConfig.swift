@@ -45,6 +45,13 @@ public struct BlogConfig: Sendable, Equatable {
     /// Addresses the per-address budgets leave alone: by default the
     /// loopback ones, where a local script or proxy speaks for many people.
     public var budgetExempt = ["127.0.0.1", "::1"]
+    /// Behind a load balancer: expect a PROXY protocol header (v1 or v2)
+    /// before the first message from the `trustedProxies`, and take the
+    /// client it names as the peer.
+    public var proxyProtocol = false
+    /// Addresses or networks (`10.0.0.0/8`) whose PROXY headers are
+    /// believed; a header from anyone else is refused.
+    public var trustedProxies: [String] = []
     /// Epoll threads serving the blog port; 0 is one per core, which
     /// served best when measured (README, "The event loop").
     public var eventLoops = 0

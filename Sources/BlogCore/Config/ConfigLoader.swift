@@ -95,6 +95,8 @@ public enum ConfigLoader {
         config.postBytesPerAddressPerSecond = try int(reader, "post_bytes_per_address_per_second", config.postBytesPerAddressPerSecond, 1...(1 << 40))
         config.postBurstBytesPerAddress = try int(reader, "post_burst_bytes_per_address", config.postBurstBytesPerAddress, 1...(1 << 40))
         config.budgetExempt = try addresses(reader, "budget_exempt", config.budgetExempt)
+        config.proxyProtocol = try bool(reader, "proxy_protocol", config.proxyProtocol)
+        config.trustedProxies = try addresses(reader, "trusted_proxies", config.trustedProxies, networks: true)
         config.busyDelay = try double(reader, "busy_delay", config.busyDelay, 0...60)
         config.loginLease = try double(reader, "login_lease", config.loginLease, 0...(365 * 86_400))
         config.openPosting = try bool(reader, "open_posting", config.openPosting)
@@ -155,9 +157,11 @@ public enum ConfigLoader {
         return value
     }
 
-    /// A list of numeric IP addresses: a JSON array, or (environment,
-    /// flags) a comma-separated string; empty is allowed.
-    private static func addresses(_ reader: ConfigReader, _ key: String, _ fallback: [String]) throws -> [String] {
+    /// A list of numeric IP addresses (with `networks`, CIDR networks such
+    /// as `10.0.0.0/8` too): a JSON array, or (environment, flags) a
+    /// comma-separated string; empty is allowed.
+    private static func addresses(_ reader: ConfigReader, _ key: String, _ fallback: [String],
+                                  networks: Bool = false) throws -> [String] {
         let values: [String]
         if let list = reader.stringArray(forKey: ConfigKey(key)) {
             values = list
@@ -167,10 +171,23 @@ public enum ConfigLoader {
             return fallback
         }
         let trimmed = values.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        for address in trimmed where !isNumericAddress(address) {
-            throw ConfigLoadError.invalidValue(key: key, reason: "'\(address)' is not an IPv4 or IPv6 address")
+        for address in trimmed where !(networks ? isNetwork(address) : isNumericAddress(address)) {
+            let kind = networks ? "an IPv4 or IPv6 address or network" : "an IPv4 or IPv6 address"
+            throw ConfigLoadError.invalidValue(key: key, reason: "'\(address)' is not \(kind)")
         }
         return trimmed
+    }
+
+    /// An address, or one with a prefix length its family allows
+    /// (`10.0.0.0/8`, `fd00::/8`).
+    private static func isNetwork(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        let address = String(parts[0])
+        guard isNumericAddress(address) else { return false }
+        guard parts.count == 2 else { return true }
+        let maximum = address.contains(":") ? 128 : 32
+        guard parts[1].allSatisfy(\.isASCII), let length = Int(parts[1]) else { return false }
+        return (0...maximum).contains(length)
     }
 
     private static func isNumericAddress(_ text: String) -> Bool {

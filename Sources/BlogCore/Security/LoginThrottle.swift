@@ -7,7 +7,8 @@ import BlogWire
 /// address are refused for `lockout` without checking the password.
 ///
 /// Keyed by user *and* address, so a guesser elsewhere never locks the real
-/// user out. Memory is bounded: past `capacity` entries the stale ones are
+/// user out. With a database, the failures are counted there, so that every
+/// instance on it sees them; memory keeps the checks under way here. Memory is bounded: past `capacity` entries the stale ones are
 /// swept, and if that is not enough the oldest are dropped.
 public final class LoginThrottle: Sendable {
     public struct Policy: Sendable, Equatable {
@@ -30,7 +31,7 @@ public final class LoginThrottle: Sendable {
         var address: String
     }
 
-    private struct Record {
+    fileprivate struct Record {
         var failures: Int
         var firstFailure: Date
         var lockedUntil: Date?
@@ -38,15 +39,20 @@ public final class LoginThrottle: Sendable {
         /// too, or a burst of parallel guesses would all be checked before
         /// the first failure is recorded.
         var inFlight = 0
+        /// The database holds a record of these failures (stale or not).
+        var stored = false
     }
 
     public let policy: Policy
     private let capacity: Int
     private let now: @Sendable () -> Date
     private let records = Mutex<[Key: Record]>([:])
+    private let storage: (any BlogStorage)?
 
-    public init(policy: Policy, capacity: Int = 100_000, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(policy: Policy, storage: (any BlogStorage)? = nil, capacity: Int = 100_000,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.policy = policy
+        self.storage = storage
         self.capacity = capacity
         self.now = now
     }
@@ -67,8 +73,13 @@ public final class LoginThrottle: Sendable {
         guard policy.allowedFailures != .max else { return true }
         let current = now()
         let key = Key(user: user.key, address: address)
+        // A database error counts as no failures: the login itself then
+        // fails on the same database, or succeeds on a sound password.
+        let shared = try? storage?.loginFailures(userKey: user.key, address: address)
         return records.withLock { records in
-            var record = fresh(records[key], at: current)
+            var record = records[key] ?? Record(failures: 0, firstFailure: current)
+            if storage != nil { record.adopt(shared, at: current) }
+            record = fresh(record, at: current)
             if let until = record.lockedUntil, until > current { return false }
             guard record.failures + record.inFlight < policy.allowedFailures else { return false }
             record.inFlight += 1
@@ -84,10 +95,31 @@ public final class LoginThrottle: Sendable {
         guard policy.allowedFailures != .max else { return }
         let current = now()
         let key = Key(user: user.key, address: address)
+        // What the database holds after counting this check (its inner nil:
+        // no failures left); nil when there is no database or it failed,
+        // and the check is counted here alone.
+        var shared: LoginFailures?? = nil
+        // begin() read the stored failures: with none, a success has
+        // nothing to clear, and the login costs no write.
+        let hadFailures = records.withLock { $0[key].map { $0.failures > 0 || $0.stored } ?? false }
+        if let storage, !succeeded || hadFailures {
+            do {
+                if succeeded {
+                    try storage.clearLoginFailures(userKey: user.key, address: address)
+                    shared = .some(nil)
+                } else {
+                    shared = .some(try storage.recordLoginFailure(userKey: user.key, address: address,
+                                                                  at: current, policy: policy))
+                }
+            } catch {}
+        }
         records.withLock { records in
             var record = fresh(records[key], at: current)
             record.inFlight = max(0, record.inFlight - 1)
-            if succeeded {
+            if let shared {
+                // The database counted it, with every other instance's.
+                record.adopt(shared, at: current)
+            } else if succeeded {
                 record.failures = 0
                 record.lockedUntil = nil
             } else {
@@ -108,6 +140,7 @@ public final class LoginThrottle: Sendable {
 
     /// A successful login forgets the failures of that user at that address.
     public func recordSuccess(_ user: Username, from address: String) {
+        try? storage?.clearLoginFailures(userKey: user.key, address: address)
         records.withLock { _ = $0.removeValue(forKey: Key(user: user.key, address: address)) }
     }
 
@@ -116,9 +149,10 @@ public final class LoginThrottle: Sendable {
         guard var record else { return Record(failures: 0, firstFailure: current) }
         let lockoutOver = record.lockedUntil.map { $0 <= current } ?? false
         if lockoutOver || (record.lockedUntil == nil && current.timeIntervalSince(record.firstFailure) > policy.window) {
-            let inFlight = record.inFlight
+            let (inFlight, stored) = (record.inFlight, record.stored)
             record = Record(failures: 0, firstFailure: current)
             record.inFlight = inFlight
+            record.stored = stored
         }
         if record.failures == 0 && record.inFlight == 0 { record.firstFailure = current }
         return record
@@ -138,5 +172,16 @@ public final class LoginThrottle: Sendable {
             let oldest = records.sorted { $0.value.firstFailure < $1.value.firstFailure }.prefix(records.count - capacity / 2)
             for (key, _) in oldest { records[key] = nil }
         }
+    }
+}
+
+extension LoginThrottle.Record {
+    /// Takes the failures counted in the database (nil: none there),
+    /// keeping the checks under way in this process.
+    mutating func adopt(_ shared: LoginFailures?, at current: Date) {
+        failures = shared?.failures ?? 0
+        firstFailure = shared?.firstFailure ?? current
+        lockedUntil = shared?.lockedUntil
+        stored = shared != nil
     }
 }

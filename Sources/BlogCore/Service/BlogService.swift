@@ -67,14 +67,18 @@ public final class BlogService: Sendable {
         self.hasher = try PasswordHasher(parameters: settings.scrypt)
         // Making the hasher hashed its decoy: a first measure of the cost.
         self.hashNanoseconds = Atomic(Self.nanoseconds(ContinuousClock.now - started))
-        self.leases = LoginLeases(duration: settings.loginLease, now: now)
-        self.throttle = LoginThrottle(policy: settings.loginThrottle, now: now)
+        self.leases = LoginLeases(duration: settings.loginLease, storage: store, now: now)
+        self.throttle = LoginThrottle(policy: settings.loginThrottle, storage: store, now: now)
         self.users = UserDirectory(storage: store)
         self.fragments = FragmentCache()
         self.userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments)
         self.pageWriter = PageWriter(pages: userPages)
         self.index = IndexUpdater(logger: logger) { [store, pages] in
-            try pages.write(IndexPage.render(try store.blogIndex(limit: IndexPage.limit)), file: IndexPage.fileName)
+            // Under the lock of user id 0 (no user has it): with several
+            // instances, the index written last is read last.
+            try store.withPageLock(userID: 0) {
+                try pages.write(IndexPage.render(try store.blogIndex(limit: IndexPage.limit)), file: IndexPage.fileName)
+            }
         }
         self.logger = logger
         self.now = now
@@ -163,10 +167,10 @@ public final class BlogService: Sendable {
     private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session) -> Reply {
         do {
             guard let owner = try users.user(named: user), let ownerID = owner.id else { return .postRefused }
-            guard settings.openPosting
+            let allowed = try settings.openPosting
                 || session.authenticatedUsers.contains(user.key)
                 || leases.isHeld(by: user, from: session.peerAddress)
-            else { return .postRefused }
+            guard allowed else { return .postRefused }
             let weight = PageRenderer.weight(title: title, content: content)
             let stored = try storage.insertPost(userID: ownerID, title: title, content: content, weight: weight,
                                                 at: now(), layout: settings.layout)
@@ -226,7 +230,13 @@ public final class BlogService: Sendable {
 
     private func authenticate(_ user: Username, _ session: inout Session) {
         session.authenticatedUsers.insert(user.key)
-        leases.grant(user, from: session.peerAddress)
+        do {
+            try leases.grant(user, from: session.peerAddress)
+        } catch {
+            // This process honours the lease anyway; only another instance,
+            // or this one after a restart, would not know of it.
+            logger.error("lease not stored", metadata: ["user": "\(user)", "error": "\(error)"])
+        }
     }
 
     /// scrypt is memory-hard: it runs on the process's hashing threads (one

@@ -61,7 +61,11 @@ public protocol BlogStorage: Sendable {
     /// user at a time.
     func withPageLock<T>(userID: Int64, _ body: () throws -> T) throws -> T
 
-    /// Grants or renews the lease of `userKey` (lower-cased user name) at `address` until `expiry`; durable before it returns.
+    // Login state that instances on one database share (see LoginLeases
+    // and LoginThrottle): kept in the database, so it also survives a restart.
+
+    /// Grants or renews the lease of `userKey` (the lower-cased user name)
+    /// at `address` until `expiry`; durable before it returns.
     func grantLease(userKey: String, address: String, until expiry: Date) throws(StorageError)
 
     /// When the lease of `userKey` at `address` expires; nil when there is none.
@@ -70,13 +74,17 @@ public protocol BlogStorage: Sendable {
     /// Forgets leases that expired before `date`.
     func deleteLeases(expiredBefore date: Date) throws(StorageError)
 
-    /// Counts one failed login, atomically (one statement: INSERT ... ON CONFLICT DO UPDATE ... RETURNING): when the stored record is stale at `date` (locked_until set and <= date, or locked_until null and date - first_failure > policy.window) it restarts at failures 1, first_failure date; otherwise failures + 1. When failures reaches policy.allowedFailures, locked_until = date + policy.lockout. Returns the new record.
-    func recordLoginFailure(userKey: String, address: String, at date: Date, policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures
+    /// Counts one failed login in one statement, so that instances counting
+    /// at once lose none: a record that is stale at `date` (its lockout
+    /// over, or its window past) starts again at one failure. Reaching
+    /// `policy.allowedFailures` locks logins out until `date + policy.lockout`.
+    func recordLoginFailure(userKey: String, address: String, at date: Date,
+                            policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures
 
-    /// The stored failed-login record, nil when none.
+    /// The stored failed-login record, nil when there is none.
     func loginFailures(userKey: String, address: String) throws(StorageError) -> LoginFailures?
 
-    /// Forgets the failed logins of `userKey` at `address` (after a successful login).
+    /// Forgets the failed logins of `userKey` at `address`.
     func clearLoginFailures(userKey: String, address: String) throws(StorageError)
 
     /// One cheap round trip to the database, for health checks.
@@ -86,7 +94,8 @@ public protocol BlogStorage: Sendable {
     func close() throws(StorageError)
 }
 
-/// A failed-login record: how many failures since `firstFailure`, and until when logins are refused.
+/// Failed logins of one user from one address: how many since
+/// `firstFailure`, and until when logins are refused.
 public struct LoginFailures: Sendable, Equatable {
     public var failures: Int
     public var firstFailure: Date

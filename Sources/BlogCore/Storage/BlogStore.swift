@@ -10,9 +10,7 @@ public final class BlogStore: BlogStorage {
     let pool: DatabasePool
     /// Inserts from many clients share transactions (and fsyncs).
     let commits: GroupCommit
-    private let gate = CloseGate()
-    /// Leases and failed logins, in memory until SQLite keeps them.
-    let loginState = MemoryLoginState()
+    let gate = CloseGate()
     public let path: String
 
     /// Opens (or, with `create`, creates) the database at `path` and brings
@@ -121,7 +119,7 @@ public final class BlogStore: BlogStorage {
 
     /// Runs `work` in the next group commit, mapping the constraints a
     /// caller can cause (a taken name, an unknown user) to their own errors.
-    private func write<T: Sendable>(_ work: @escaping (Database) throws -> T) throws(StorageError) -> T {
+    func write<T: Sendable>(_ work: @escaping (Database) throws -> T) throws(StorageError) -> T {
         do {
             return try commits.write(work)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
@@ -240,13 +238,13 @@ public final class BlogStore: BlogStorage {
         }
     }
 
-    private func read<T>(_ body: (Database) throws -> T) throws(StorageError) -> T {
+    func read<T>(_ body: (Database) throws -> T) throws(StorageError) -> T {
         try gate.pass { () throws(StorageError) in
             do { return try pool.read(body) } catch { throw .failed(Self.reason(error)) }
         }
     }
 
-    private static func reason(_ error: any Error) -> String {
+    static func reason(_ error: any Error) -> String {
         if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
         return "\(error)"
     }

@@ -25,6 +25,25 @@ enum Schema {
         CREATE INDEX posts_by_user ON posts(user_id, page, id, weight);
         """
 
+    /// Login state that instances share and a restart keeps.
+    static let version3 = """
+        CREATE TABLE leases (
+            user_key   TEXT NOT NULL,
+            address    TEXT NOT NULL,
+            expires_at REAL NOT NULL,
+            PRIMARY KEY (user_key, address)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE login_failures (
+            user_key      TEXT    NOT NULL,
+            address       TEXT    NOT NULL,
+            failures      INTEGER NOT NULL,
+            first_failure REAL    NOT NULL,
+            locked_until  REAL,
+            PRIMARY KEY (user_key, address)
+        ) WITHOUT ROWID;
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -34,6 +53,9 @@ enum Schema {
         }
         migrator.registerMigration("v2-page-groups") { db in
             try PageGroupUpgrade.run(db, layout: layout)
+        }
+        migrator.registerMigration("v3-login-state") { db in
+            try db.execute(sql: version3)
         }
         return migrator
     }

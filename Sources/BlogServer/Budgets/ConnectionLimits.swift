@@ -12,7 +12,9 @@ enum Admission: Sendable, Equatable {
 /// The connection limits, exact whatever the load: in all
 /// (`maxConnections`) and per address (`maxPerAddress`, an IPv6 /64 being
 /// one address). A connection counts from its accept until its socket is
-/// closed. The total is one atomic compare-and-exchange, so no two loops
+/// closed. A trusted proxy's connection takes no place of its own per
+/// address: it takes its client's once the PROXY header names it
+/// (`reserveAddress`). The total is one atomic compare-and-exchange, so no two loops
 /// can both take the last place; the per-address counts sit under a lock
 /// held for a dictionary update.
 final class ConnectionLimits: Sendable {
@@ -42,32 +44,34 @@ final class ConnectionLimits: Sendable {
         perAddress.withLock { $0[key] ?? 0 }
     }
 
-    /// Takes a place for a new connection from `key`: `.served` while both
-    /// limits have room, `.rejected` past either, `nil` (close without a
-    /// word) once even rejections fill a second limit's worth, since they
-    /// cost too.
-    func admit(from key: AddressKey) -> Admission? {
+    /// Takes a place for a new connection from `key` (nil: no per-address
+    /// place, for a trusted proxy): `.served` while both limits have room,
+    /// `.rejected` past either, `nil` (close without a word) once even
+    /// rejections fill a second limit's worth, since they cost too.
+    func admit(from key: AddressKey?) -> Admission? {
         accepted.add(1, ordering: .relaxed)
-        if reserveAddress(key) {
+        if key.map(reserveAddress) ?? true {
             if reserve(served, below: maxConnections) { return .served }
-            releaseAddress(key)
+            key.map(releaseAddress)
         }
         if reserve(rejected, below: maxConnections) { return .rejected }
         return nil
     }
 
-    /// Gives the place back when the connection's socket is closed.
-    func release(_ admission: Admission, from key: AddressKey) {
+    /// Gives the place back when the connection's socket is closed; `key`
+    /// is the address whose place it holds, if any.
+    func release(_ admission: Admission, from key: AddressKey?) {
         switch admission {
         case .served:
             served.subtract(1, ordering: .relaxed)
-            releaseAddress(key)
+            key.map(releaseAddress)
         case .rejected:
             rejected.subtract(1, ordering: .relaxed)
         }
     }
 
-    private func reserveAddress(_ key: AddressKey) -> Bool {
+    /// Takes a place for `key` alone: false when it has none left.
+    func reserveAddress(_ key: AddressKey) -> Bool {
         guard !exempt.contains(key) else { return true }
         return perAddress.withLock { counts in
             let count = counts[key] ?? 0
@@ -77,7 +81,7 @@ final class ConnectionLimits: Sendable {
         }
     }
 
-    private func releaseAddress(_ key: AddressKey) {
+    func releaseAddress(_ key: AddressKey) {
         guard !exempt.contains(key) else { return }
         perAddress.withLock { counts in
             let count = (counts[key] ?? 1) - 1

@@ -18,6 +18,12 @@ import BlogWire
 /// A connection goes `open` → `flushing` (its last reply is queued) →
 /// `draining` (write half closed; what the peer still sends is read and
 /// dropped, so the kernel never answers it with a reset) → `closed`.
+///
+/// Under the PROXY protocol (`ProxyRole`), an open connection first reads
+/// its trusted proxy's header, reports it with `.identify` and waits for
+/// the loop's verdict (`identified` or `reject`) before any message; or,
+/// from a peer that is not trusted, refuses a connection that begins with
+/// a header, so nobody can claim another's address.
 public struct ConnectionMachine: Sendable {
     public struct Options: Sendable, Equatable {
         /// Answer many messages per connection (otherwise one, then close).
@@ -40,7 +46,25 @@ public struct ConnectionMachine: Sendable {
         public init() {}
     }
 
+    /// What the connection's first bytes may be, under the PROXY protocol.
+    public enum ProxyRole: Sendable, Equatable {
+        /// The protocol is off: the first bytes are a message (a PROXY
+        /// line is just the start of a bad one).
+        case none
+        /// The peer is a trusted proxy: a PROXY header must come first.
+        case trustedProxy
+        /// The protocol is on but the peer is not trusted: a connection
+        /// that begins with a PROXY header is refused; other bytes are an
+        /// ordinary client's.
+        case untrustedPeer
+    }
+
     public enum Action: Equatable, Sendable {
+        /// The trusted proxy's header arrived: take its client as the
+        /// peer (or, without a source, keep the proxy's own address), then
+        /// answer with `identified`, or with `reject` when that client is
+        /// over a limit. No message is handled meanwhile.
+        case identify(ProxyHeader)
         /// Carry out this message body and report its reply with `answered`.
         case handle([UInt8])
         /// Queue the reply to a handled message for the peer.
@@ -81,7 +105,22 @@ public struct ConnectionMachine: Sendable {
     /// which keeps replies in message order.
     public private(set) var isHandling = false
 
+    /// Where the connection stands with a PROXY header.
+    private enum Preamble: Sendable {
+        /// Nothing to wait for: bytes go to the decoder.
+        case settled
+        /// A trusted proxy's header is arriving: the bytes so far (at most
+        /// one read beyond the header's cap, since the parser decides by then).
+        case awaitingHeader([UInt8])
+        /// The header is reported: the bytes after it, held for the verdict.
+        case awaitingVerdict([UInt8])
+        /// An untrusted peer's first bytes, held while they may still be
+        /// the start of a header (at most 12).
+        case screening([UInt8])
+    }
+
     private var decoder: FrameDecoder
+    private var preamble: Preamble
     /// The held refusal answers a message (`.send`), not the connection
     /// itself (`.refuse`).
     private var refusalAnswers = false
@@ -90,9 +129,25 @@ public struct ConnectionMachine: Sendable {
     private var timer: Moment?
     private var actions: [Action] = []
 
-    public init(options: Options) {
+    /// - Parameters:
+    ///   - proxy: whether a PROXY header is expected, refused, or just bytes.
+    public init(options: Options, proxy: ProxyRole = .none) {
         self.options = options
         decoder = FrameDecoder(maxMessageBytes: options.maxMessageBytes)
+        switch proxy {
+        case .none: preamble = .settled
+        case .trustedProxy: preamble = .awaitingHeader([])
+        case .untrustedPeer: preamble = .screening([])
+        }
+    }
+
+    /// Whether the connection still waits for its trusted proxy's header
+    /// (or for the loop's verdict on it).
+    public var isAwaitingProxyHeader: Bool {
+        switch preamble {
+        case .awaitingHeader, .awaitingVerdict: true
+        case .settled, .screening: false
+        }
     }
 
     // MARK: Events
@@ -102,11 +157,26 @@ public struct ConnectionMachine: Sendable {
         run { $0.setTimer(now.adding(seconds: $0.options.readTimeout)) }
     }
 
-    /// The connection was accepted over a limit: the peer gets `reply`
+    /// The connection was accepted over a limit, or its proxy's client is
+    /// over one (the answer to `.identify`): the peer gets `reply`
     /// (`err:BUSY`, after the busy delay) and nothing it sends is read as
     /// a message.
     public mutating func reject(with reply: Reply, at now: Moment) -> [Action] {
-        run { $0.refuse(reply, answering: false, at: now) }
+        run { machine in
+            guard machine.phase == .open else { return }
+            machine.preamble = .settled
+            machine.refuse(reply, answering: false, at: now)
+        }
+    }
+
+    /// The loop took the client `.identify` named: messages may come.
+    public mutating func identified(at now: Moment) -> [Action] {
+        run { machine in
+            guard machine.phase == .open, case .awaitingVerdict(let rest) = machine.preamble else { return }
+            machine.preamble = .settled
+            rest.withUnsafeBytes { machine.decoder.append($0) }
+            machine.pump(at: now)
+        }
     }
 
     /// Bytes arrived from the peer.
@@ -114,8 +184,21 @@ public struct ConnectionMachine: Sendable {
         run { machine in
             // Closing connections read only to drop what comes.
             guard machine.phase == .open else { return }
-            machine.decoder.append(bytes)
-            machine.pump(at: now)
+            switch machine.preamble {
+            case .settled:
+                machine.decoder.append(bytes)
+                machine.pump(at: now)
+            case .awaitingHeader(var held):
+                held.append(contentsOf: bytes)
+                machine.readHeader(held, at: now)
+            case .awaitingVerdict(var rest):
+                // The loop answers `.identify` at once; kept just in case.
+                rest.append(contentsOf: bytes)
+                machine.preamble = .awaitingVerdict(rest)
+            case .screening(var held):
+                held.append(contentsOf: bytes)
+                machine.screen(held, at: now)
+            }
         }
     }
 
@@ -207,9 +290,60 @@ public struct ConnectionMachine: Sendable {
 
     // MARK: Rules
 
+    /// A trusted proxy's header, or what has come of it: report it, wait
+    /// for more, or refuse (`err:ARGS`) what cannot be one.
+    private mutating func readHeader(_ held: [UInt8], at now: Moment) {
+        switch ProxyHeader.parse(held) {
+        case .needMore:
+            preamble = .awaitingHeader(held)
+            updateReading()
+        case .invalid:
+            preamble = .settled
+            finish(refusing: .badArguments, at: now)
+        case .header(let header, let consumed):
+            preamble = .awaitingVerdict(Array(held[consumed...]))
+            actions.append(.identify(header))
+        }
+    }
+
+    /// An untrusted peer's first bytes: a header is refused (`err:ARGS`),
+    /// anything else is an ordinary client's stream.
+    private mutating func screen(_ held: [UInt8], at now: Moment) {
+        switch ProxyHeader.signature(in: held) {
+        case .undecided:
+            preamble = .screening(held)
+            updateReading()
+        case .present:
+            preamble = .settled
+            finish(refusing: .badArguments, at: now)
+        case .absent:
+            preamble = .settled
+            held.withUnsafeBytes { decoder.append($0) }
+            pump(at: now)
+        }
+    }
+
     /// Takes the next complete message in hand, or, with none left, closes
     /// or goes on reading as the connection's state says.
     private mutating func pump(at now: Moment) {
+        switch preamble {
+        case .settled:
+            break
+        case .awaitingHeader(let held):
+            // No header yet. A peer that closes without a byte is a plain
+            // TCP health check: no reply. One that stops mid-header gets
+            // what a message cut off gets.
+            if peerClosed { return finish(refusing: held.isEmpty ? nil : .badArguments, at: now) }
+            if stopping { return finish(refusing: nil, at: now) }
+            return updateReading()
+        case .awaitingVerdict:
+            return updateReading()
+        case .screening(let held):
+            guard peerClosed || stopping else { return updateReading() }
+            // Too short to be a header: the bytes are the client's.
+            preamble = .settled
+            held.withUnsafeBytes { decoder.append($0) }
+        }
         while phase == .open && !isHandling {
             // A peer that does not read its replies gets no more answers
             // until it catches up.
@@ -258,6 +392,7 @@ public struct ConnectionMachine: Sendable {
     /// write half, drain, close, all within the linger time.
     private mutating func finish(refusing reply: Reply?, at now: Moment) {
         guard phase == .open else { return }
+        preamble = .settled
         if let reply { queue(.refuse(reply), reply) }
         phase = .flushing
         setTimer(now.adding(seconds: options.lingerTimeout))

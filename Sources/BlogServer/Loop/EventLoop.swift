@@ -1,5 +1,6 @@
 import BlogCore
 import BlogSockets
+import BlogWire
 import Dispatch
 import Foundation
 import Synchronization
@@ -22,6 +23,8 @@ final class EventLoop: @unchecked Sendable {
         var router: RequestRouter
         var audit: AuditLog
         var clock: ServerClock
+        /// Whose PROXY headers are believed; nil when the PROXY protocol is off.
+        var proxies: TrustedProxies?
     }
 
     /// A reply from a worker, on its way back to its connection.
@@ -254,7 +257,15 @@ final class EventLoop: @unchecked Sendable {
 
     private func admit(_ socket: Socket, peer: SocketAddress, at now: Moment) {
         let key = AddressKey(peer)
-        guard let admission = context.limits.admit(from: key) else {
+        let role: ConnectionMachine.ProxyRole = switch context.proxies {
+        case nil: .none
+        case let proxies? where proxies.contains(peer): .trustedProxy
+        case _?: .untrustedPeer
+        }
+        // A proxy speaks for many clients: each is counted per address
+        // once its header names it, not the proxy itself.
+        let limitedKey = role == .trustedProxy ? nil : key
+        guard let admission = context.limits.admit(from: limitedKey) else {
             socket.close()
             return
         }
@@ -266,12 +277,13 @@ final class EventLoop: @unchecked Sendable {
         generations[slot] &+= 1
         let token = UInt64(slot + 1) << 32 | UInt64(generations[slot])
         let connection = LoopConnection(socket: socket, token: token, peer: peer, budgetKey: key, admission: admission,
-                                        options: context.connection)
+                                        limitedKey: admission == .served ? limitedKey : nil,
+                                        options: context.connection, proxy: role)
         do {
             try epoll.add(socket.fd, events: .readable, token: token)
         } catch {
             socket.close()
-            context.limits.release(admission, from: key)
+            context.limits.release(admission, from: connection.limitedKey)
             freeSlots.append(slot)
             return
         }
@@ -330,8 +342,11 @@ final class EventLoop: @unchecked Sendable {
         var actions = first
         while true {
             var answer: Outcome?
+            var verdict: [ConnectionMachine.Action]?
             for action in actions {
                 switch action {
+                case .identify(let header):
+                    verdict = identify(connection, by: header, at: now)
                 case .handle(let body):
                     answer = dispatch(body, from: connection, at: now)
                 case .send(let reply):
@@ -352,7 +367,9 @@ final class EventLoop: @unchecked Sendable {
                     return close(connection)
                 }
             }
-            if let answer {
+            if let verdict {
+                actions = verdict
+            } else if let answer {
                 actions = connection.machine.answered(answer.reply, at: now)
             } else if !connection.output.isEmpty && !connection.waitingToWrite {
                 actions = write(connection, at: now)
@@ -361,6 +378,28 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         updateInterest(connection)
+    }
+
+    /// Takes the client a trusted proxy's header names as the connection's
+    /// peer, for leases, budgets, the per-address limit and the audit log;
+    /// the machine's answer to the verdict.
+    private func identify(_ connection: LoopConnection, by header: ProxyHeader,
+                          at now: Moment) -> [ConnectionMachine.Action] {
+        guard let source = header.source, let client = SocketAddress(ipBytes: source.address, port: source.port) else {
+            // A health check (LOCAL) or a client the proxy cannot name:
+            // the proxy's own address stands, with no per-address place.
+            context.audit.logger.debug(header.isLocal ? "proxy health check" : "proxy header without a client address",
+                                       metadata: ["proxy": "\(connection.peer.host)"])
+            return connection.machine.identified(at: now)
+        }
+        let key = AddressKey(client)
+        connection.session = Session(peerAddress: client.host)
+        connection.budgetKey = key
+        guard context.limits.reserveAddress(key) else {
+            return connection.machine.reject(with: .busy, at: now)
+        }
+        connection.limitedKey = key
+        return connection.machine.identified(at: now)
     }
 
     /// One send of the queued bytes; the machine's answer to it.
@@ -415,7 +454,7 @@ final class EventLoop: @unchecked Sendable {
         freeSlots.append(slot)
         // Closing the descriptor also takes it out of the epoll set.
         connection.socket.close()
-        context.limits.release(connection.admission, from: connection.budgetKey)
+        context.limits.release(connection.admission, from: connection.limitedKey)
         openConnections.subtract(1, ordering: .relaxed)
         if connection.countedUnread { unreadConnections.subtract(1, ordering: .relaxed) }
         if connection.countedRefusing { refusingConnections.subtract(1, ordering: .relaxed) }

@@ -9,11 +9,17 @@ final class LoopConnection {
     /// The epoll token: slot and generation, so a late event or reply for
     /// a closed connection never reaches a new one in the same slot.
     let token: UInt64
+    /// The socket's peer: the client, or the trusted proxy speaking for it.
     let peer: SocketAddress
-    /// Whose budgets the connection spends: its address, or its IPv6 /64.
-    let budgetKey: AddressKey
+    /// Whose budgets the connection spends: its client's address, or its
+    /// IPv6 /64 (the peer's until a PROXY header names another).
+    var budgetKey: AddressKey
     /// Whether it counts against the connection limit (rejected ones do not).
     let admission: Admission
+    /// The address whose per-address place the connection holds: nil for
+    /// a trusted proxy until its header names a client (and for good when
+    /// it names none).
+    var limitedKey: AddressKey?
     var machine: ConnectionMachine
     var session: Session
     var output = OutputQueue()
@@ -31,13 +37,14 @@ final class LoopConnection {
     var queuedDeadline: Moment?
 
     init(socket: Socket, token: UInt64, peer: SocketAddress, budgetKey: AddressKey, admission: Admission,
-         options: ConnectionMachine.Options) {
+         limitedKey: AddressKey?, options: ConnectionMachine.Options, proxy: ConnectionMachine.ProxyRole) {
         self.socket = socket
         self.token = token
         self.peer = peer
         self.budgetKey = budgetKey
         self.admission = admission
-        self.machine = ConnectionMachine(options: options)
+        self.limitedKey = limitedKey
+        self.machine = ConnectionMachine(options: options, proxy: proxy)
         self.session = Session(peerAddress: peer.host)
         self.interest = .readable
     }

@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+
+/// Leases and failed-login counts in SQLite: a lease survives a restart.
+/// Times are seconds since 1970, as in the PostgreSQL schema.
+extension BlogStore {
+    public func grantLease(userKey: String, address: String, until expiry: Date) throws(StorageError) {
+        try writeState { db in
+            try db.execute(sql: """
+                INSERT INTO leases (user_key, address, expires_at) VALUES (?, ?, ?)
+                ON CONFLICT (user_key, address) DO UPDATE SET expires_at = excluded.expires_at
+                """, arguments: [userKey, address, expiry.timeIntervalSince1970])
+        }
+    }
+
+    public func leaseExpiry(userKey: String, address: String) throws(StorageError) -> Date? {
+        try read { db in
+            try Double.fetchOne(db, sql: "SELECT expires_at FROM leases WHERE user_key = ? AND address = ?",
+                                arguments: [userKey, address]).map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    public func deleteLeases(expiredBefore date: Date) throws(StorageError) {
+        try writeState { db in
+            try db.execute(sql: "DELETE FROM leases WHERE expires_at < ?", arguments: [date.timeIntervalSince1970])
+        }
+    }
+
+    public func recordLoginFailure(userKey: String, address: String, at date: Date,
+                                   policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures {
+        try writeState { db in
+            let row = try Row.fetchOne(db, sql: LoginFailureSQL.record(parameter: { "?\($0)" }), arguments: [
+                userKey, address, date.timeIntervalSince1970, policy.window,
+                policy.allowedFailures == .max ? Int64.max : Int64(policy.allowedFailures), policy.lockout])
+            guard let row else { throw StorageError.failed("no row from the failed-login upsert") }
+            return LoginFailures(row)
+        }
+    }
+
+    public func loginFailures(userKey: String, address: String) throws(StorageError) -> LoginFailures? {
+        try read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT failures, first_failure, locked_until FROM login_failures WHERE user_key = ? AND address = ?
+                """, arguments: [userKey, address]).map(LoginFailures.init)
+        }
+    }
+
+    public func clearLoginFailures(userKey: String, address: String) throws(StorageError) {
+        try writeState { db in
+            try db.execute(sql: "DELETE FROM login_failures WHERE user_key = ? AND address = ?",
+                           arguments: [userKey, address])
+        }
+    }
+
+    public func ping() throws(StorageError) {
+        _ = try read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    /// A write through group commit: durable when it returns.
+    private func writeState<T: Sendable>(_ work: @escaping (Database) throws -> T) throws(StorageError) -> T {
+        try gate.pass { () throws(StorageError) in try write(work) }
+    }
+}
+
+/// The failed-login upsert, one text for both backends: `parameter(n)`
+/// spells the n-th bound value (`?n` in SQLite, `$n` in PostgreSQL).
+/// Values: 1 user key, 2 address, 3 now, 4 window, 5 allowed failures, 6 lockout.
+public enum LoginFailureSQL {
+    public static func record(parameter p: (Int) -> String) -> String {
+        let stale = """
+            ((login_failures.locked_until IS NOT NULL AND login_failures.locked_until <= \(p(3)))
+             OR (login_failures.locked_until IS NULL AND \(p(3)) - login_failures.first_failure > \(p(4))))
+            """
+        let failures = "(CASE WHEN \(stale) THEN 1 ELSE login_failures.failures + 1 END)"
+        return """
+            INSERT INTO login_failures (user_key, address, failures, first_failure, locked_until)
+            VALUES (\(p(1)), \(p(2)), 1, \(p(3)), CASE WHEN 1 >= \(p(5)) THEN \(p(3)) + \(p(6)) END)
+            ON CONFLICT (user_key, address) DO UPDATE SET
+                failures = \(failures),
+                first_failure = CASE WHEN \(stale) THEN \(p(3)) ELSE login_failures.first_failure END,
+                locked_until = CASE WHEN \(failures) >= \(p(5)) THEN \(p(3)) + \(p(6)) ELSE NULL END
+            RETURNING failures, first_failure, locked_until
+            """
+    }
+}
+
+extension LoginFailures {
+    init(_ row: Row) {
+        self.init(failures: row[0], firstFailure: Date(timeIntervalSince1970: row[1]),
+                  lockedUntil: (row[2] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+}
