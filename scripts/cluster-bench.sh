@@ -28,25 +28,27 @@ as_pg "$pg/initdb" -D "$work/pg" -U blogd --auth=trust >/dev/null
 pgport=$(free_port)
 as_pg "$pg/pg_ctl" -D "$work/pg" -l "$work/pg/log" -w -o "-p $pgport -k $work/pg -c listen_addresses=127.0.0.1" start >/dev/null
 
-start_blogd() { # name db proxy -> prints port
-    local dir="$work/$1" port; mkdir -p "$dir"
+start_blogd() { # name db proxy public-suffix; sets $port
+    local dir="$work/$1"; mkdir -p "$dir"
     port=$(free_port)
     BLOGD_LOG_LEVEL=warning BLOGD_PROXY_PROTOCOL=$3 BLOGD_TRUSTED_PROXIES=127.0.0.1 \
-        "$bin/blogd" serve --host 127.0.0.1 --port "$port" --db "$2" --public "$work/public-$4" 2>"$dir/log" &
+        "$bin/blogd" serve --host 127.0.0.1 --port "$port" --db "$2" --public "$work/public-$4" >/dev/null 2>"$dir/log" &
     pids+=($!)
-    echo "$port"
+    for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && return 0; sleep 0.1; done
+    echo "blogd $1 did not start" >&2; cat "$dir/log" >&2; exit 1
 }
 
 bench() { # label port op
-    "$bin/blogbench" --port "$2" --op "$3" --clients 8 --duration "$secs" --timeout 60 --json 2>/dev/null \
-        | python3 -c "import json,sys; r=json.load(sys.stdin); print('| $1 | $3 | %.0f | %.2f | %.2f | %d |' % (r['throughput'], r['p50_ms'], r['p99_ms'], r['errors']+r['unexpected']))"
+    local out
+    out=$("$bin/blogbench" --port "$2" --op "$3" --clients 8 --duration "$secs" --timeout 60 --json 2>"$work/bench.err") \
+        || { echo "| $1 | $3 | blogbench failed: $(tail -1 "$work/bench.err") |"; return; }
+    python3 -c "import json,sys; r=json.loads(sys.argv[1]); print('| $1 | $3 | %.0f | %.2f | %.2f | %d |' % (r['throughput'], r['p50_ms'], r['p99_ms'], r['errors']+r['unexpected']))" "$out"
 }
 
 echo "| setup | op | req/s | p50 ms | p99 ms | failures |"
 echo "|---|---|---:|---:|---:|---:|"
 mkdir -p "$work/public-sqlite"; cp public/style.css "$work/public-sqlite/"
-port=$(start_blogd sqlite "$work/blog.sqlite" false sqlite); sleep 0.2
-for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+start_blogd sqlite "$work/blog.sqlite" false sqlite
 for op in bad newpost login; do bench "SQLite, 1 blogd, direct" "$port" "$op"; done
 kill "${pids[-1]}"; wait "${pids[-1]}" 2>/dev/null || true
 
@@ -55,16 +57,16 @@ for n in 1 2 3; do
     mkdir -p "$work/public-$n"; cp public/style.css "$work/public-$n/"
     backends=()
     for i in $(seq "$n"); do
-        p=$(start_blogd "pg$n-$i" "postgres://blogd@127.0.0.1:$pgport/blog$n" true "$n")
-        for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && break; sleep 0.1; done
-        backends+=("    server b$i 127.0.0.1:$p send-proxy-v2")
+        start_blogd "pg$n-$i" "postgres://blogd@127.0.0.1:$pgport/blog$n" true "$n"
+        backends+=("    server b$i 127.0.0.1:$port send-proxy-v2")
     done
     hport=$(free_port)
-    printf 'global\n    maxconn 20000\ndefaults\n    mode tcp\n    timeout connect 10s\n    timeout client 60s\n    timeout server 60s\nfrontend f\n    bind 127.0.0.1:%s\n    default_backend b\nbackend b\n    balance roundrobin\n%s\n' \
+    printf 'global\n    maxconn 4096\ndefaults\n    mode tcp\n    timeout connect 10s\n    timeout client 60s\n    timeout server 60s\nfrontend f\n    bind 127.0.0.1:%s\n    default_backend b\nbackend b\n    balance roundrobin\n%s\n' \
         "$hport" "$(printf '%s\n' "${backends[@]}")" >"$work/haproxy$n.cfg"
     haproxy -db -f "$work/haproxy$n.cfg" >"$work/haproxy$n.log" 2>&1 &
     pids+=($!); hp=$!
     for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$hport) 2>/dev/null && break; sleep 0.1; done
+    kill -0 "$hp" 2>/dev/null || { echo "haproxy did not start:" >&2; cat "$work/haproxy$n.log" >&2; exit 1; }
     for op in bad newpost login; do bench "PostgreSQL, $n blogd, HAProxy" "$hport" "$op"; done
     kill "$hp"
     for i in $(seq "$n"); do kill "${pids[-1-$i]}" 2>/dev/null || true; done
