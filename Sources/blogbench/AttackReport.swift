@@ -45,7 +45,7 @@ struct AttackReport: Encodable {
         try c.encode(duration, forKey: .duration)
         try c.encode(timeout, forKey: .timeout)
         try c.encode(connections, forKey: .connections)
-        try c.encode(Self.rounded(seconds), forKey: .seconds)
+        try c.encode(TableText.rounded(seconds), forKey: .seconds)
         try c.encode(probe.rounds, forKey: .rounds)
         let requests = Dictionary(uniqueKeysWithValues: ProbeRequest.allCases.map {
             ($0.rawValue, RequestJSON(stats: probe.byRequest[$0] ?? ProbeStats(), seconds: seconds))
@@ -54,7 +54,7 @@ struct AttackReport: Encodable {
         try c.encode(AttackerJSON(threads: attacker.threads, summary: attacker.summary(of: tally), counts: tally.all),
                      forKey: .attacker)
         try c.encode(usage.map(ServerJSON.init), forKey: .server)
-        try c.encode(benchCPU.map { Self.rounded($0) }, forKey: .benchCPU)
+        try c.encode(benchCPU.map { TableText.rounded($0) }, forKey: .benchCPU)
     }
 
     private struct RequestJSON: Encodable {
@@ -69,11 +69,11 @@ struct AttackReport: Encodable {
             ok = stats.ok
             failures = stats.failures
             unfinished = stats.unfinished
-            rate = AttackReport.rounded(seconds > 0 ? Double(stats.count) / seconds : 0, places: 1)
-            p50Ms = stats.milliseconds(atPercentile: 50).map { AttackReport.rounded($0) }
-            p99Ms = stats.milliseconds(atPercentile: 99).map { AttackReport.rounded($0) }
-            maxMs = stats.maxMilliseconds.map { AttackReport.rounded($0) }
-            unfinishedWaitMs = stats.unfinished > 0 ? AttackReport.rounded(Double(stats.unfinishedWaitNanoseconds) / 1e6) : nil
+            rate = TableText.rounded(seconds > 0 ? Double(stats.count) / seconds : 0, places: 1)
+            p50Ms = stats.milliseconds(atPercentile: 50).map { TableText.rounded($0) }
+            p99Ms = stats.milliseconds(atPercentile: 99).map { TableText.rounded($0) }
+            maxMs = stats.maxMilliseconds.map { TableText.rounded($0) }
+            unfinishedWaitMs = stats.unfinished > 0 ? TableText.rounded(Double(stats.unfinishedWaitNanoseconds) / 1e6) : nil
             failuresByReason = stats.failuresByReason
         }
 
@@ -119,11 +119,11 @@ struct AttackReport: Encodable {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(usage.pid, forKey: .pid)
             try c.encode(usage.alive, forKey: .alive)
-            try c.encode(usage.cpuDuring.map { AttackReport.rounded($0) }, forKey: .cpuSeconds)
-            try c.encode(usage.coresDuring.map { AttackReport.rounded($0, places: 2) }, forKey: .cpuCores)
+            try c.encode(usage.cpuDuring.map { TableText.rounded($0) }, forKey: .cpuSeconds)
+            try c.encode(usage.coresDuring.map { TableText.rounded($0, places: 2) }, forKey: .cpuCores)
             try c.encode(usage.secondsAfter, forKey: .afterSeconds)
-            try c.encode(usage.cpuAfter.map { AttackReport.rounded($0) }, forKey: .cpuAfterSeconds)
-            try c.encode(usage.coresAfter.map { AttackReport.rounded($0, places: 2) }, forKey: .cpuAfterCores)
+            try c.encode(usage.cpuAfter.map { TableText.rounded($0) }, forKey: .cpuAfterSeconds)
+            try c.encode(usage.coresAfter.map { TableText.rounded($0, places: 2) }, forKey: .cpuAfterCores)
             try c.encode(usage.before?.sockets, forKey: .socketsBefore)
             try c.encode(usage.nearEnd?.sockets, forKey: .socketsNearEnd)
             try c.encode(usage.before?.rssKB, forKey: .rssKBBefore)
@@ -155,7 +155,7 @@ struct AttackReport: Encodable {
                     String(format: "%.1f", seconds > 0 ? Double(stats.count) / seconds : 0),
                     ms(stats.milliseconds(atPercentile: 50)), ms(stats.milliseconds(atPercentile: 99)), ms(stats.maxMilliseconds)]
         }
-        lines += Self.aligned([header] + rows)
+        lines += TableText.aligned([header] + rows)
         let notes = ProbeRequest.allCases.flatMap { request -> [String] in
             guard let stats = probe.byRequest[request] else { return [] }
             var notes = stats.failuresByReason.sorted { $0.value > $1.value }.map { "  \(request.rawValue): \($0.key)  \($0.value)" }
@@ -193,21 +193,5 @@ struct AttackReport: Encodable {
             lines.append("  rss                    \(before.rssKB) kB before, \(end.rssKB) kB near the end")
         }
         return lines
-    }
-
-    /// Left-aligned first column, right-aligned numbers.
-    private static func aligned(_ rows: [[String]]) -> [String] {
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { column, cell in
-                let pad = String(repeating: " ", count: widths[column] - cell.count)
-                return column == 0 ? cell + pad : pad + cell
-            }.joined(separator: "  ")
-        }
-    }
-
-    static func rounded(_ value: Double, places: Int = 3) -> Double {
-        let scale = pow(10, Double(places))
-        return (value * scale).rounded() / scale
     }
 }

@@ -45,8 +45,8 @@ struct ChurnReport: Encodable {
         try c.encode(keepAlive, forKey: .keepAlive)
         try c.encode(timeout, forKey: .timeout)
         try c.encode(duration, forKey: .duration)
-        try c.encode(Self.rounded(seconds), forKey: .seconds)
-        try c.encode(Self.rounded(rate, places: 1), forKey: .rate)
+        try c.encode(TableText.rounded(seconds), forKey: .seconds)
+        try c.encode(TableText.rounded(rate, places: 1), forKey: .rate)
         let total = total
         try c.encode(total.connections, forKey: .connections)
         try c.encode(total.ok, forKey: .ok)
@@ -64,7 +64,7 @@ struct ChurnReport: Encodable {
         try c.encode(server?.before.sockets, forKey: .socketsBefore)
         try c.encode(server?.after?.sockets, forKey: .socketsAfter)
         try c.encode(server?.socketsRecovered, forKey: .socketsRecovered)
-        try c.encode(server.map { Self.rounded($0.settleSeconds) }, forKey: .settleSeconds)
+        try c.encode(server.map { TableText.rounded($0.settleSeconds) }, forKey: .settleSeconds)
         try c.encode(server?.before.rssKB, forKey: .rssKBBefore)
         try c.encode(server?.after?.rssKB, forKey: .rssKBAfter)
         try c.encode(server.flatMap { s in s.after.map { $0.rssKB - s.before.rssKB } }, forKey: .rssKBDelta)
@@ -96,7 +96,7 @@ struct ChurnReport: Encodable {
         }
         var rows = ChurnKind.allCases.map { row($0.rawValue, stats.byKind[$0] ?? KindCounts()) }
         rows.append(row("total", total))
-        lines += Self.aligned([header] + rows)
+        lines += TableText.aligned([header] + rows)
         let failing = ChurnKind.allCases.filter { !(stats.byKind[$0]?.failuresByReason.isEmpty ?? true) }
         if !failing.isEmpty {
             lines += ["", "failures by reason"]
@@ -134,21 +134,5 @@ struct ChurnReport: Encodable {
         }
         lines.append("  alive     \(server.alive ? "yes" : "NO")")
         return lines
-    }
-
-    /// Left-aligned first column, right-aligned numbers.
-    private static func aligned(_ rows: [[String]]) -> [String] {
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { column, cell in
-                let pad = String(repeating: " ", count: widths[column] - cell.count)
-                return column == 0 ? cell + pad : pad + cell
-            }.joined(separator: "  ")
-        }
-    }
-
-    private static func rounded(_ value: Double, places: Int = 3) -> Double {
-        let scale = pow(10, Double(places))
-        return (value * scale).rounded() / scale
     }
 }

@@ -51,7 +51,7 @@ struct Report: Encodable {
         let latency = stats.latency
         let answered = latency.totalCount > 0
         // Microseconds in the histogram, milliseconds in the report.
-        func ms(_ micros: UInt64) -> Double { Self.rounded(Double(micros) / 1000) }
+        func ms(_ micros: UInt64) -> Double { TableText.rounded(Double(micros) / 1000) }
         op = options.op.rawValue
         mix = options.op == .mixed ? (try? options.parsedMix().description) : nil
         host = options.host
@@ -66,14 +66,14 @@ struct Report: Encodable {
         prefillPosts = options.prefillPosts
         userPrefix = prefix
         requests = stats.attempts
-        seconds = Self.rounded(result.seconds)
-        throughput = Self.rounded(result.seconds > 0 ? Double(stats.replies) / result.seconds : 0, places: 1)
+        seconds = TableText.rounded(result.seconds)
+        throughput = TableText.rounded(result.seconds > 0 ? Double(stats.replies) / result.seconds : 0, places: 1)
         p50Ms = answered ? ms(latency.valueAtPercentile(50)) : 0
         p90Ms = answered ? ms(latency.valueAtPercentile(90)) : 0
         p99Ms = answered ? ms(latency.valueAtPercentile(99)) : 0
         p999Ms = answered ? ms(latency.valueAtPercentile(99.9)) : 0
         maxMs = answered ? ms(latency.maxRecorded) : 0
-        meanMs = answered ? Self.rounded(latency.mean / 1000) : 0
+        meanMs = answered ? TableText.rounded(latency.mean / 1000) : 0
         ok = stats.ok
         unexpected = stats.unexpectedCount
         errors = stats.errorCount
@@ -127,10 +127,6 @@ struct Report: Encodable {
         }.joined(separator: "\n")
     }
 
-    private static func rounded(_ value: Double, places: Int = 3) -> Double {
-        let scale = pow(10, Double(places))
-        return (value * scale).rounded() / scale
-    }
 
     /// 10 rather than 10.0 for whole seconds.
     static func number(_ value: Double) -> String {
