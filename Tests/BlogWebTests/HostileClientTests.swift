@@ -214,9 +214,9 @@ struct HostileClientTests {
 }
 
 /// Sends one byte every 50 ms until the server ends the connection (true)
-/// or the 30 s guard passes (false).
+/// or the 60 s guard passes (false).
 func trickle(on connection: RawHTTPConnection, byte: (Int) -> Character) -> Bool {
-    let guardTime = Date().addingTimeInterval(30)
+    let guardTime = Date().addingTimeInterval(60)
     var index = 0
     while Date() < guardTime {
         if connection.hasEnded() { return true }
@@ -227,10 +227,10 @@ func trickle(on connection: RawHTTPConnection, byte: (Int) -> Character) -> Bool
     return false
 }
 
-/// Polls `condition` every 20 ms until it holds (true) or the 30 s guard
+/// Polls `condition` every 20 ms until it holds (true) or the 60 s guard
 /// passes (false).
 func eventually(_ condition: @Sendable () -> Bool) async throws -> Bool {
-    let guardTime = ContinuousClock.now + .seconds(30)
+    let guardTime = ContinuousClock.now + .seconds(60)
     while ContinuousClock.now < guardTime {
         if condition() { return true }
         try await Task.sleep(for: .milliseconds(20))
@@ -238,7 +238,7 @@ func eventually(_ condition: @Sendable () -> Bool) async throws -> Bool {
     return condition()
 }
 
-/// Whether `work` ends within the 30 s guard; a hung `work` is left
+/// Whether `work` ends within the 60 s guard; a hung `work` is left
 /// behind, so that the test fails instead of hanging.
 func finishes(_ work: @escaping @Sendable () async -> Void) async throws -> Bool {
     let done = Done()

@@ -1,5 +1,6 @@
 import BlogSockets
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +26,10 @@ enum ConnectionEnd: Equatable {
 
 enum RawClientError: Error {
     case connect(Int32)
-    case timedOut
+    /// The guard time passed with no byte. `received` is what came
+    /// before; `sockets`, the kernel's view of every socket on the
+    /// server's port then (is it accepted? what waits in its queues?).
+    case timedOut(received: String, sockets: String)
     case malformed(String)
     case closedEarly
     case reset
@@ -36,9 +40,11 @@ enum RawClientError: Error {
 /// `guardSeconds`, so a broken server fails a test instead of hanging it.
 final class RawHTTPConnection: @unchecked Sendable {
     let socket: Socket
+    private let port: Int
     private var buffer: [UInt8] = []
+    private let closed = Atomic<Bool>(false)
 
-    init(port: Int, host: String = "127.0.0.1", guardSeconds: Double = 30, receiveBuffer: Int32? = nil) throws {
+    init(port: Int, host: String = "127.0.0.1", guardSeconds: Double = 60, receiveBuffer: Int32? = nil) throws {
         let address = try SocketAddress(ip: host, port: port)
         let socket = try Socket.tcp(family: address.family)
         if let receiveBuffer { try socket.setReceiveBuffer(receiveBuffer) }
@@ -51,6 +57,7 @@ final class RawHTTPConnection: @unchecked Sendable {
             throw RawClientError.connect(error.errno ?? ETIMEDOUT)
         }
         self.socket = socket
+        self.port = port
     }
 
     /// Sends as much of `bytes` as the server takes; returns how much went
@@ -142,7 +149,29 @@ final class RawHTTPConnection: @unchecked Sendable {
         socket.wait(for: Int16(POLLIN), until: Deadline(seconds: seconds)) != nil
     }
 
-    func close() { socket.close() }
+    /// Closes the socket once: a second close could hit another test's
+    /// socket that took the same number meanwhile.
+    func close() {
+        if !closed.exchange(true, ordering: .relaxed) { socket.close() }
+    }
+
+    private func timedOut() -> RawClientError {
+        .timedOut(received: String(decoding: buffer, as: UTF8.self), sockets: Self.kernelView(ofPort: port))
+    }
+
+    /// `ss` on every TCP socket to or from `port`, with its owner and
+    /// queues.
+    private static func kernelView(ofPort port: Int) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ss -tanpi '( sport = :\(port) or dport = :\(port) )' 2>&1"]
+        let output = Pipe()
+        process.standardOutput = output
+        do { try process.run() } catch { return "(no ss: \(error))" }
+        let text = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: text, as: UTF8.self)
+    }
 
     /// One receive into the buffer: false at the end of the stream.
     private func receiveMore() throws -> Bool {
@@ -154,10 +183,10 @@ final class RawHTTPConnection: @unchecked Sendable {
         case .success(.done(let count)):
             buffer += chunk[0..<count]
             return count > 0
-        case .success(.wouldBlock): throw RawClientError.timedOut
+        case .success(.wouldBlock): throw timedOut()
         case .failure(let error):
             if error.errno == ECONNRESET { throw RawClientError.reset }
-            if error.errno == EAGAIN { throw RawClientError.timedOut }
+            if error.errno == EAGAIN { throw timedOut() }
             throw RawClientError.malformed("\(error)")
         }
     }

@@ -123,7 +123,11 @@ final class EventLoop: @unchecked Sendable {
             if !inbox.closed { wakeup.signal() }
             return !inbox.closed
         }
-        if running { _ = listenersDetached.wait(timeout: .now() + 5) }
+        // No time limit: the caller closes the listeners next, and a loop
+        // that still watched one could accept from whatever socket takes
+        // its number. The loop answers at its next turn, or signals as
+        // it exits.
+        if running { listenersDetached.wait() }
     }
 
     /// Wakes the loop (from any thread), unless it has exited.
@@ -173,6 +177,9 @@ final class EventLoop: @unchecked Sendable {
             inbox.closed = true
             wakeup.close()
         }
+        // A loop that failed before its stop was asked no longer watches
+        // anything either (a second signal is never waited for).
+        if !stopping { listenersDetached.signal() }
         exited.signal()
     }
 
