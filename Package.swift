@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(name: "BlogFuzz", dependencies: ["BlogWire", "BlogCore"]),
         .target(
             name: "BlogTestSupport",
-            dependencies: ["BlogCore", "BlogWire", "BlogServer", "BlogSockets", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BlogCore", "BlogWire", "BlogServer", "BlogSockets", "CLinux", .product(name: "Logging", package: "swift-log")],
             path: "Tests/BlogTestSupport"
         ),
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <malloc.h>
+#include <spawn.h>
 #include <sys/socket.h>
 #include "CLinux.h"
 
@@ -23,4 +24,8 @@ int clinux_rename_exchange(const char *from, const char *to) {
 
 int clinux_set_thread_nice(int nice) {
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+}
+
+int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }

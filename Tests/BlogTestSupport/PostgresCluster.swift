@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -259,6 +260,11 @@ public final class PostgresCluster: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Nothing else of this process: the tests' sockets and epoll sets
+        // are not close-on-exec (NIO's are not), and a postmaster that
+        // held a server's socket would keep it open after the server closed
+        // it, for as long as the cluster runs.
+        clinux_spawn_close_from(&actions, 3)
         let cArguments = argv.map { strdup($0) } + [nil]
         let cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {

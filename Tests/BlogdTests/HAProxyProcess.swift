@@ -59,7 +59,7 @@ final class HAProxyProcess: @unchecked Sendable {
         process.executableURL = binary
         process.arguments = ["-db", "-f", configFile.path]
         let log = folder.appendingPathComponent("haproxy.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle

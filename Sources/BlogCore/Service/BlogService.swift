@@ -201,7 +201,7 @@ public final class BlogService: Sendable {
 
     /// Rewrites a user's pages (main and archives) from the database.
     public func rebuildPage(of owner: UserRecord) throws {
-        try storage.withPageLock(userID: owner.id ?? -1) { try userPages.repair(owner, force: true) }
+        _ = try storage.withPageLock(userID: owner.id ?? -1) { try userPages.repair(owner, force: true) }
     }
 
     /// Password hashes and checks done so far (registers, logins, and the

@@ -1,10 +1,12 @@
-// The Linux calls Swift's Glibc module leaves out: epoll, eventfd, accept4
-// and renameat2 (GNU extensions) and mallopt. BlogSockets wraps the socket
-// ones, PageStore swaps pages in with renameat2, blogd sets the
-// allocator's mmap threshold at start.
+// The Linux calls Swift's Glibc module leaves out: epoll, eventfd, accept4,
+// renameat2 and posix_spawn's closefrom (GNU extensions) and mallopt.
+// BlogSockets wraps the socket ones, PageStore swaps pages in with
+// renameat2, blogd sets the allocator's mmap threshold at start, the
+// tests' process spawner closes what children must not inherit.
 #ifndef BLOGD_CLINUX_H
 #define BLOGD_CLINUX_H
 
+#include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -27,5 +29,9 @@ int clinux_set_thread_nice(int nice);
 /// atomically. Returns 0, or -1 with errno (ENOENT when `to` does not
 /// exist, EINVAL where the file system cannot exchange).
 int clinux_rename_exchange(const char *from, const char *to);
+
+/// posix_spawn_file_actions_addclosefrom_np: the child closes every
+/// descriptor from `from` up before it runs, whether close-on-exec or not.
+int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
 
 #endif
