@@ -24,7 +24,17 @@ public final class BlogServer: Sendable {
         public var host = "*"
         /// 0 asks the system for any free port; `port` tells which it chose.
         public var port = 51515
-        public var maxConnections = 1024
+        /// Connections served at once; 0 sizes it from the descriptor limit
+        /// (`automaticMaxConnections`), since an idle connection costs only
+        /// a descriptor and a few kilobytes.
+        public var maxConnections = 0
+        /// Descriptors kept back from the automatic limit for everything
+        /// else (the database, the page server, the page files).
+        public var reservedDescriptors = 256
+        /// Seconds a connection must have waited for a message before a
+        /// newcomer may take its place when the table is full; nil never
+        /// evicts (first come, first served).
+        public var evictIdleAfter: Double? = 1
         /// Connections from one address (an IPv6 /64 counts as one) at once.
         public var maxConnectionsPerAddress = 32
         /// Password hashes (registers and logins, known names or not) one
@@ -75,15 +85,38 @@ public final class BlogServer: Sendable {
     private let logger: Logger
     private let state = Mutex(State())
     private let limits: ConnectionLimits
+    private let refusals: RefusalLog
 
     public init(service: BlogService, options: Options, logger: Logger = Logger(label: "blogd.server")) {
         self.service = service
         self.options = options
         self.logger = logger
         let exempt = Set(options.budgetExempt.compactMap { try? AddressKey(SocketAddress(ip: $0, port: 0)) })
-        self.limits = ConnectionLimits(maxConnections: options.maxConnections,
+        let maxConnections = options.maxConnections > 0 ? options.maxConnections
+            : Self.automaticMaxConnections(reserving: options.reservedDescriptors)
+        self.limits = ConnectionLimits(maxConnections: maxConnections,
                                        maxPerAddress: options.maxConnectionsPerAddress, exempt: exempt)
+        self.refusals = RefusalLog(logger: logger)
     }
+
+    /// The connection limit for `maxConnections` 0: half of the descriptors
+    /// the process may open past the reserve (the other half is for the
+    /// connections refused over the limit, which hold one while they are
+    /// told so), and at least 16.
+    public static func automaticMaxConnections(reserving reserved: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        let open = Int(clamping: min(limit.rlim_cur, 1 << 20))
+        return max(16, (open - reserved) / 2)
+    }
+
+    /// Connections served at once (`Options.maxConnections`, or the one
+    /// sized from the descriptor limit).
+    public var maxConnections: Int { limits.maxConnections }
+
+    /// Since the start: connections refused over a limit, and idle ones
+    /// evicted for newcomers.
+    public var refusalCounts: (overLimit: Int, evicted: Int) { refusals.counts }
 
     /// The port the server listens on (the real one when asked for 0).
     public var port: Int { state.withLock { $0.listeners.first?.port ?? options.port } }
@@ -140,7 +173,8 @@ public final class BlogServer: Sendable {
                                       exempt: limits.exempt),
             audit: audit, clock: options.clock)
         let context = EventLoop.Context(connection: options.connection, limits: limits, router: router,
-                                        audit: audit, clock: options.clock, proxies: proxies)
+                                        audit: audit, clock: options.clock, proxies: proxies,
+                                        evictIdleAfter: options.evictIdleAfter, refusals: refusals)
         var loops: [EventLoop] = []
         do {
             let count = options.eventLoops > 0 ? options.eventLoops : System.coreCount

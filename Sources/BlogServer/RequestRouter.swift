@@ -7,9 +7,11 @@ import BlogWire
 /// - A message that names no known command is answered on the event loop at
 ///   once: there is no work in it, and a flood of them must not queue
 ///   behind real requests.
-/// - Register and login hash a password. They go to the hash lane, bounded
-///   by the work it holds, after the address's hash budget; past either,
-///   they get `err:BUSY` at once.
+/// - Register and login hash a password. The address's hash budget is
+///   checked first (an address over it takes no place in the lane), then
+///   they go to the hash lane, bounded by the work it holds, where the
+///   addresses whose recent hashes failed wait behind the others
+///   (`AddressStanding`); past the budget or the lane, `err:BUSY`.
 /// - Everything else (newpost) goes to the post lane, after the address's
 ///   budget of post bytes.
 ///
@@ -21,11 +23,13 @@ final class RequestRouter: Sendable {
     let hashing: HashLane
     let hashBudget: AddressBudget
     let postBudget: AddressBudget
+    let standing: AddressStanding
     private let audit: AuditLog
     private let clock: ServerClock
 
     init(service: BlogService, posts: Lane, hashing: HashLane, hashBudget: AddressBudget, postBudget: AddressBudget,
-         audit: AuditLog, clock: ServerClock) {
+         standing: AddressStanding = AddressStanding(), audit: AuditLog, clock: ServerClock) {
+        self.standing = standing
         self.service = service
         self.posts = posts
         self.hashing = hashing
@@ -43,10 +47,14 @@ final class RequestRouter: Sendable {
         guard let command = Request.command(of: body) else {
             return answer(Outcome(reply: Self.unknownCommandReply(body)), session)
         }
-        let job: @Sendable () -> Void = { [service, audit, clock] in
+        var session = session
+        if command.hashesPassword { session.standing = standing.standing(of: key, at: started) }
+        let job: @Sendable () -> Void = { [service, audit, clock, standing, session] in
             var session = session
             let outcome = service.handle(message: body, session: &session)
-            audit.request(outcome, peer: session.peerAddress, seconds: clock.now().seconds(since: started))
+            let now = clock.now()
+            if command.hashesPassword { standing.record(outcome.reply, for: key, at: now) }
+            audit.request(outcome, peer: session.peerAddress, seconds: now.seconds(since: started))
             done(outcome, session)
         }
         guard command.hashesPassword else {
@@ -56,12 +64,12 @@ final class RequestRouter: Sendable {
             posts.submit(job)
             return nil
         }
-        guard hashing.reserve() else { return answer(Outcome(reply: .busy, command: command.rawValue), session) }
-        guard hashBudget.take(for: key, at: started) else {
-            hashing.cancel()
+        // The budget first: an address over it must not take a place in
+        // the lane, even for a moment, from one that is not.
+        guard hashBudget.take(for: key, at: started), hashing.reserve(session.standing) else {
             return answer(Outcome(reply: .busy, command: command.rawValue), session)
         }
-        hashing.run(job)
+        hashing.run(session.standing, job)
         return nil
     }
 

@@ -52,8 +52,12 @@ struct Attack: ParsableCommand {
     @Option(help: "Local address of the well-behaved client.")
     var clientAddress = "127.0.0.1"
 
-    @Option(help: "Local address of the attacker.")
+    @Option(help: "Local address of the attacker (the first, with --attacker-addresses).")
     var attackerAddress = "127.0.0.2"
+
+    @Option(help: ArgumentHelp("Addresses the attack comes from: --attacker-address and the ones after it (127.0.0.2, 127.0.0.3, ...); each connection takes the next in turn.",
+                               valueName: "n"))
+    var attackerAddresses = 1
 
     @Option(help: ArgumentHelp("Seconds the attack and the client run.", valueName: "seconds"))
     var duration: Double = 10
@@ -62,7 +66,7 @@ struct Attack: ParsableCommand {
                                valueName: "seconds"))
     var timeout: Double = 10
 
-    @Option(help: "Connections http-idle and connection-hog try to hold.")
+    @Option(help: "Connections http-idle and connection-hog try to hold, from all attacker addresses together.")
     var connections = 1_100
 
     @Option(help: ArgumentHelp("The server's process id: its CPU time, sockets, memory and survival from /proc.", valueName: "pid"))
@@ -91,6 +95,13 @@ struct Attack: ParsableCommand {
         guard client.family == attacker.family else {
             throw ValidationError("--client-address and --attacker-address must both be IPv4 or both IPv6.")
         }
+        guard (1...60_000).contains(attackerAddresses) else { throw ValidationError("--attacker-addresses must be 1...60000.") }
+        guard let sources = attacker.following(attackerAddresses) else {
+            throw ValidationError("--attacker-addresses \(attackerAddresses) from \(attackerAddress) runs past the last address.")
+        }
+        guard !sources.contains(client) else {
+            throw ValidationError("--client-address \(clientAddress) is one of the attacker addresses: the client must come from another.")
+        }
         if let serverPid, !(serverPid > 0 && ProcessProbe(pid: serverPid).isAlive) {
             throw ValidationError("--server-pid: no running process \(serverPid).")
         }
@@ -117,7 +128,7 @@ struct Attack: ParsableCommand {
         let serverStart = probe.map(CPUMark.init)
         let benchStart = CPUMark(bench)
 
-        let attack = kind == .none ? "no attack" : "\(kind.rawValue) from \(attackerAddress)"
+        let attack = kind == .none ? "no attack" : "\(kind.rawValue) from \(attackerDescription)"
         status("\(attack) for \(Report.number(duration)) s, well-behaved client from \(clientAddress)")
         let window = AttackWindow(seconds: duration)
         let threads = ThreadGroup()
@@ -151,10 +162,17 @@ struct Attack: ParsableCommand {
         var tally = AttackTally()
         tallies.all.forEach { tally.merge($0) }
         return AttackReport(kind: kind, host: host, port: port, httpPort: httpPort, server: setUp.blog.description,
-                            clientAddress: clientAddress, attackerAddress: attackerAddress, clientUser: client.user,
+                            clientAddress: clientAddress, attackerAddress: attackerDescription, clientUser: client.user,
                             duration: duration, timeout: timeout, connections: connections, seconds: seconds,
                             probe: probeResult.all.first ?? ProbeResult(), attacker: attacker, tally: tally,
                             usage: usage, benchCPU: benchCPU)
+    }
+
+    /// The attacker's address, or the first and last of its range.
+    var attackerDescription: String {
+        guard attackerAddresses > 1, let first = try? SocketAddress(ip: attackerAddress, port: 0),
+              let last = first.following(attackerAddresses)?.last else { return attackerAddress }
+        return "\(attackerAddresses) addresses \(first.host)-\(last.host)"
     }
 
     /// Holding 1,100 connections needs more descriptors than the usual

@@ -12,29 +12,33 @@ struct AttackSetUp {
 
     static func prepare(_ options: Attack) throws(BenchFailure) -> AttackSetUp {
         let clientSource: SocketAddress
-        let attackerSource: SocketAddress
+        let attackerSources: [SocketAddress]
         do throws(SocketError) {
             clientSource = try SocketAddress(ip: options.clientAddress, port: 0)
-            attackerSource = try SocketAddress(ip: options.attackerAddress, port: 0)
+            attackerSources = try SocketAddress(ip: options.attackerAddress, port: 0).following(options.attackerAddresses) ?? []
         } catch {
             throw BenchFailure(message: error.description)
         }
         let blog = try address(options.host, port: options.port, family: clientSource.family)
         try probeBlog(Route(server: blog, source: clientSource), timeout: options.timeout)
-        var http: SocketAddress?
+        let http = options.httpPort.map { blog.with(port: $0) }
+        if let http {
+            try probeHTTP(Route(server: http, source: clientSource), timeout: options.timeout)
+        }
         if options.kind != .none {
-            try probeBlog(Route(server: blog, source: attackerSource), timeout: options.timeout)
-            if let httpPort = options.httpPort, options.kind.needsHTTP {
-                let address = blog.with(port: httpPort)
-                try probeHTTP(Route(server: address, source: attackerSource), timeout: options.timeout)
-                http = address
+            for source in attackerSources {
+                try probeBlog(Route(server: blog, source: source), timeout: options.timeout)
+                if let http, options.kind.needsHTTP {
+                    try probeHTTP(Route(server: http, source: source), timeout: options.timeout)
+                }
             }
         }
 
-        let client = WellBehavedClient(route: Route(server: blog, source: clientSource), timeout: options.timeout)
+        let client = WellBehavedClient(route: Route(server: blog, source: clientSource),
+                                       pages: http.map { Route(server: $0, source: clientSource) }, timeout: options.timeout)
         status("setting up: user \(client.user) from \(options.clientAddress)")
         try client.setUp()
-        let attacker = options.kind.attacker(blog: blog, http: http, source: attackerSource,
+        let attacker = options.kind.attacker(blog: blog, http: http, sources: attackerSources,
                                              connections: options.connections, timeout: options.timeout)
         if let flood = attacker as? RequestFlood, case .bigPosts(let users, _) = flood.request {
             var random = SplitMix64(seed: 1)

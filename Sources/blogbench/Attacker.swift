@@ -28,9 +28,9 @@ extension AttackKind {
     /// The attacker of this kind, from `source` to the blog port `blog` or
     /// the HTTP port `http` (which set-up has checked for every kind that
     /// `needsHTTP`, so it is there when used).
-    func attacker(blog: SocketAddress, http: SocketAddress?, source: SocketAddress,
+    func attacker(blog: SocketAddress, http: SocketAddress?, sources: [SocketAddress],
                   connections: Int, timeout: Double) -> any Attacker {
-        let blogRoute = Route(server: blog, source: source)
+        let blogRoute = Route(server: blog, sources: sources)
         switch self {
         case .none:
             return NoAttack()
@@ -43,10 +43,10 @@ extension AttackKind {
                                                    password: RandomName.make("pw", length: 16)),
                                 threads: Self.bigPostThreads, route: blogRoute, timeout: timeout)
         case .httpHeaders:
-            return HeaderFlood(route: Route(server: http!, source: source), connections: Self.headerConnections,
+            return HeaderFlood(route: Route(server: http!, sources: sources), connections: Self.headerConnections,
                                lineBytes: Self.headerLineBytes, timeout: timeout)
         case .httpIdle:
-            return ConnectionHolder(route: Route(server: http!, source: source), target: connections, timeout: timeout)
+            return ConnectionHolder(route: Route(server: http!, sources: sources), target: connections, timeout: timeout)
         case .connectionHog:
             return ConnectionHolder(route: blogRoute, target: connections, timeout: timeout)
         }

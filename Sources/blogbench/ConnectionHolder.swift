@@ -99,7 +99,7 @@ struct ConnectionHolder: Attacker {
             return .failed(ChurnFailure(error))
         }
         do throws(SocketError) {
-            try socket.bind(to: route.source)
+            try socket.bind(to: route.nextSource())
         } catch {
             socket.close()
             return .failed(ChurnFailure(error))

@@ -10,12 +10,16 @@ enum ProbeRequest: String, CaseIterable, Sendable, Encodable {
     case newpost
     /// A login with the right password: one password hash.
     case login
+    /// `GET /index.html` from the page server (only with `--http-port`).
+    case page
 
-    var expected: Reply {
+    /// The reply text (the status line, for a page) that counts as served.
+    var expected: String {
         switch self {
-        case .unknown: .unknownCommand
-        case .newpost: .posted
-        case .login: .loggedIn
+        case .unknown: Reply.unknownCommand.rawValue
+        case .newpost: Reply.posted.rawValue
+        case .login: Reply.loggedIn.rawValue
+        case .page: "HTTP/1.1 200 OK"
         }
     }
 }
@@ -41,13 +45,13 @@ struct ProbeStats: Sendable {
 
     var failures: Int { failuresByReason.values.reduce(0, +) }
 
-    mutating func record(_ outcome: OneShotOutcome, expected: Reply, nanoseconds: UInt64) {
+    mutating func record(_ outcome: OneShotOutcome, expected: String, nanoseconds: UInt64) {
         switch outcome {
         case .cut:
             unfinished += 1
             unfinishedWaitNanoseconds = max(unfinishedWaitNanoseconds, nanoseconds)
             return
-        case .reply(let text) where text == expected.rawValue:
+        case .reply(let text) where text == expected:
             ok += 1
             latency.record(min(max(nanoseconds / 1000, 1), ClientStats.highestMicroseconds))
         case .reply(let text):

@@ -15,6 +15,8 @@ struct ProbeResult: Sendable {
 /// one connection per request, asking as fast as the replies come.
 struct WellBehavedClient: Sendable {
     let route: Route
+    /// The page server, when the run has one: a reader's `GET /index.html` each round.
+    let pages: Route?
     let timeout: Double
     let user: String
     let password: String
@@ -24,8 +26,9 @@ struct WellBehavedClient: Sendable {
     /// Bytes of text in each post: a short blog entry.
     static let postBytes = 200
 
-    init(route: Route, timeout: Double) {
+    init(route: Route, pages: Route? = nil, timeout: Double) {
         self.route = route
+        self.pages = pages
         self.timeout = timeout
         user = RandomName.make("wb")
         password = RandomName.make("pw", length: 16)
@@ -56,13 +59,15 @@ struct WellBehavedClient: Sendable {
             result.rounds += 1
             var requests: [ProbeRequest] = [.unknown, .newpost]
             if result.rounds % Self.loginEvery == 0 { requests.append(.login) }
+            if pages != nil { requests.append(.page) }
             for request in requests where !window.isOver {
-                let message = switch request {
-                case .unknown: Frame.encode("bench", ["probe"])
-                case .newpost: Frame.encode("newpost", [user, "Probe \(result.rounds)", content])
-                case .login: Frame.encode("login", [user, password])
+                let (outcome, nanoseconds) = switch request {
+                case .unknown: OneShot.exchange(Frame.encode("bench", ["probe"]), on: route, window: window, timeout: timeout)
+                case .newpost: OneShot.exchange(Frame.encode("newpost", [user, "Probe \(result.rounds)", content]),
+                                                on: route, window: window, timeout: timeout)
+                case .login: OneShot.exchange(Frame.encode("login", [user, password]), on: route, window: window, timeout: timeout)
+                case .page: OneShot.get("/index.html", on: pages!, window: window, timeout: timeout)
                 }
-                let (outcome, nanoseconds) = OneShot.exchange(message, on: route, window: window, timeout: timeout)
                 result.byRequest[request, default: ProbeStats()].record(outcome, expected: request.expected, nanoseconds: nanoseconds)
                 // A refused connect fails at once: pause rather than spin a
                 // core the server needs on counting refusals.

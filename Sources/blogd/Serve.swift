@@ -56,6 +56,10 @@ struct Serve: AsyncParsableCommand {
         options.host = settings.host
         options.port = settings.port
         options.maxConnections = settings.maxConnections
+        // The page server's connections and a margin for the database,
+        // the page files and the hashing threads.
+        options.reservedDescriptors = 256 + (settings.httpPort == nil ? 0 : settings.httpMaxConnections)
+        options.evictIdleAfter = settings.evictIdleAfter > 0 ? settings.evictIdleAfter : nil
         options.eventLoops = settings.eventLoops
         options.maxConnectionsPerAddress = settings.maxConnectionsPerAddress
         options.hashesPerAddressPerSecond = settings.hashesPerAddressPerSecond
@@ -108,7 +112,8 @@ struct Serve: AsyncParsableCommand {
         }
         logger.info("listening on \(shownHost):\(server.port)", metadata: [
             "db": "\(Database.shown(settings.database))", "public": "\(settings.publicFolder)",
-            "keep_alive": "\(settings.keepAlive)", "scrypt": "\(settings.scrypt)"])
+            "keep_alive": "\(settings.keepAlive)", "scrypt": "\(settings.scrypt)",
+            "max_connections": "\(server.maxConnections)"])
         // Scripts and tests wait for this line: no batching delay.
         BatchedStandardError.shared.flush()
 

@@ -80,7 +80,7 @@ import BlogWire
     }
 
     @Test func connectionLimitReachedIsBusy() throws {
-        let fixture = try TestServer { $0.maxConnections = 1 }
+        let fixture = try TestServer { $0.maxConnections = 1; $0.evictIdleAfter = nil }
         defer { fixture.shutdown() }
         let idle = try BlogConnection(host: "127.0.0.1", port: fixture.port, timeout: 60)
         defer { idle.close() }

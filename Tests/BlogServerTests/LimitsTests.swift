@@ -168,7 +168,7 @@ struct LimitsTests {
     }
 
     @Test func connectionOverTheLimitGetsErrBusy() throws {
-        let f = try ServerFixture { $0.maxConnections = 2 }
+        let f = try ServerFixture { $0.maxConnections = 2; $0.evictIdleAfter = nil }
         defer { f.tearDown() }
         let held = try hold(2, on: f)
         let third = try f.client()
@@ -183,7 +183,7 @@ struct LimitsTests {
     }
 
     @Test func connectionsAreServedAgainAfterTheHeldOnesClose() throws {
-        let f = try ServerFixture { $0.maxConnections = 2 }
+        let f = try ServerFixture { $0.maxConnections = 2; $0.evictIdleAfter = nil }
         defer { f.tearDown() }
         let held = try hold(2, on: f)
         let (busy, _) = try f.exchange("login:a:b[E];")
@@ -204,7 +204,7 @@ struct LimitsTests {
     /// good, and after `maxConnections` rejections no over-limit client gets
     /// an err:BUSY reply any more.
     @Test func closedRejectionsDoNotRaiseTheLimit() throws {
-        let f = try ServerFixture { $0.maxConnections = 2 }
+        let f = try ServerFixture { $0.maxConnections = 2; $0.evictIdleAfter = nil }
         defer { f.tearDown() }
         _ = try hold(2, on: f)
         for attempt in 1...3 {
@@ -219,7 +219,7 @@ struct LimitsTests {
     }
 
     @Test func manyConnectionsOverTheLimitAllGetErrBusyOrAreClosed() throws {
-        let f = try ServerFixture { $0.maxConnections = 3 }
+        let f = try ServerFixture { $0.maxConnections = 3; $0.evictIdleAfter = nil }
         defer { f.tearDown() }
         _ = try hold(3, on: f)
         let replies = Locked<[String]>([])

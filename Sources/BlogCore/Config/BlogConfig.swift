@@ -26,7 +26,11 @@ public struct BlogConfig: Sendable, Equatable {
     /// Seconds to wait for a complete message (and, with keep-alive, the
     /// idle time between messages).
     public var readTimeout = 10.0
-    public var maxConnections = 1024
+    /// Blog-port connections at once; 0 sizes it from the descriptor limit.
+    public var maxConnections = 0
+    /// Seconds a connection must have waited for a message before a
+    /// newcomer may take its place in a full table; 0 never evicts.
+    public var evictIdleAfter = 1.0
     /// Connections from one address (an IPv6 /64) at once.
     public var maxConnectionsPerAddress = 32
     /// Password hashes one address may start per second on average...

@@ -21,7 +21,8 @@ final class HashingThreads: Sendable {
 
     /// Threads, so hashes that run at once.
     let count: Int
-    private let queue = Mutex(FairQueue<@Sendable () -> Void>())
+    /// Waiting hashes: those of addresses in good standing, then the rest.
+    private let queues = Mutex((good: FairQueue<@Sendable () -> Void>(), doubtful: FairQueue<@Sendable () -> Void>()))
     private let waiting = DispatchSemaphore(value: 0)
 
     private init(count: Int) {
@@ -31,7 +32,7 @@ final class HashingThreads: Sendable {
                 _ = clinux_set_thread_nice(10)
                 while true {
                     waiting.wait()
-                    let job = queue.withLock { $0.next() }
+                    let job = queues.withLock { $0.good.next() ?? $0.doubtful.next() }
                     job?()
                 }
             }
@@ -43,16 +44,22 @@ final class HashingThreads: Sendable {
     /// Runs `body` on one of the threads and waits for its result. Waiting
     /// hashes are taken in turn by `owner` (the client's address), so a
     /// flood from one address delays another by no more than the hashes
-    /// already running.
-    func run<T: Sendable>(for owner: String, _ body: @escaping @Sendable () -> T) -> T {
+    /// already running; and those of owners in good `standing` before any
+    /// other, so a flood of failing guesses from many addresses cannot
+    /// starve a real user's login.
+    func run<T: Sendable>(for owner: String, standing: Standing = .good, _ body: @escaping @Sendable () -> T) -> T {
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
-        queue.withLock {
-            $0.append({
-                let value = body()
-                result.withLock { $0 = value }
-                done.signal()
-            }, for: owner)
+        let job: @Sendable () -> Void = {
+            let value = body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        queues.withLock {
+            switch standing {
+            case .good: $0.good.append(job, for: owner)
+            case .doubtful: $0.doubtful.append(job, for: owner)
+            }
         }
         waiting.signal()
         done.wait()

@@ -244,7 +244,7 @@ public final class BlogService: Sendable {
     /// in at once.
     private func hashing<T: Sendable, E: Error>(for session: Session, _ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
         hashCount.add(1, ordering: .relaxed)
-        return try HashingThreads.shared.run(for: session.peerAddress) { [self] () -> Result<T, E> in
+        return try HashingThreads.shared.run(for: session.peerAddress, standing: session.standing) { [self] () -> Result<T, E> in
             let started = ContinuousClock.now
             defer {
                 // Racing updates may lose a sample; an average does not mind.

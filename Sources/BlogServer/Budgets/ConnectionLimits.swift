@@ -12,7 +12,14 @@ enum Admission: Sendable, Equatable {
 /// The connection limits, exact whatever the load: in all
 /// (`maxConnections`) and per address (`maxPerAddress`, an IPv6 /64 being
 /// one address). A connection counts from its accept until its socket is
-/// closed. A trusted proxy's connection takes no place of its own per
+/// closed, or until it is evicted.
+///
+/// A full table is no wall for a newcomer: an address holding less than
+/// its fair share (the limit in all divided among the addresses holding
+/// places) may take the place of an idle connection of an address holding
+/// more (`admit(from:evicting:)`), so a crowd of addresses holding idle
+/// connections cannot lock everyone else out, while each of them keeps
+/// its share. A trusted proxy's connection takes no place of its own per
 /// address: it takes its client's once the PROXY header names it
 /// (`reserveAddress`). The total is one atomic compare-and-exchange, so no two loops
 /// can both take the last place; the per-address counts sit under a lock
@@ -48,10 +55,15 @@ final class ConnectionLimits: Sendable {
     /// place, for a trusted proxy): `.served` while both limits have room,
     /// `.rejected` past either, `nil` (close without a word) once even
     /// rejections fill a second limit's worth, since they cost too.
-    func admit(from key: AddressKey?) -> Admission? {
+    ///
+    /// When the table is full and `key` holds less than its fair share,
+    /// `evict` is asked to free a place (`evictable` tells whose connection
+    /// may go; `release(_:from:)` gives its place back) before giving up.
+    func admit(from key: AddressKey?, evicting evict: () -> Bool = { false }) -> Admission? {
         accepted.add(1, ordering: .relaxed)
         if key.map(reserveAddress) ?? true {
             if reserve(served, below: maxConnections) { return .served }
+            if isUnderShare(key), evict(), reserve(served, below: maxConnections) { return .served }
             key.map(releaseAddress)
         }
         if reserve(rejected, below: maxConnections) { return .rejected }
@@ -68,6 +80,37 @@ final class ConnectionLimits: Sendable {
         case .rejected:
             rejected.subtract(1, ordering: .relaxed)
         }
+    }
+
+    /// Takes a place for a connection that is closing anyway (an evicted
+    /// one, to say why); false when even those are at their limit.
+    func reserveRejected() -> Bool {
+        reserve(rejected, below: maxConnections)
+    }
+
+    /// The places one address may hold when the table is full: an equal
+    /// share for every address holding one.
+    var fairShare: Int {
+        let addresses = perAddress.withLock { $0.count }
+        return max(1, maxConnections / max(1, addresses))
+    }
+
+    /// Whether a connection from `key` (just counted) is within its fair
+    /// share, so it may take an idle connection's place. An exempt address
+    /// or a proxy's client yet unnamed counts nothing, so it may.
+    private func isUnderShare(_ key: AddressKey?) -> Bool {
+        guard let key, !exempt.contains(key) else { return true }
+        let share = fairShare
+        return perAddress.withLock { ($0[key] ?? 0) <= share }
+    }
+
+    /// Whether an idle connection of `key` may be evicted for a newcomer:
+    /// its address holds more than its fair share. Exempt addresses and
+    /// unnamed ones hold no share to keep.
+    func evictable(_ key: AddressKey?) -> Bool {
+        guard let key, !exempt.contains(key) else { return true }
+        let share = fairShare
+        return perAddress.withLock { ($0[key] ?? 0) > share }
     }
 
     /// Takes a place for `key` alone: false when it has none left.

@@ -279,6 +279,21 @@ public struct ConnectionMachine: Sendable {
         }
     }
 
+    /// Whether the connection waits for a message with none in hand: what
+    /// an eviction may take (a slow or silent client, not one being served).
+    public var isIdle: Bool { phase == .open && !isHandling }
+
+    /// The connection's place goes to a newcomer (the server is full and
+    /// this one has waited longest without a complete message): `err:BUSY`
+    /// at once, no busy delay (it has waited already), then it closes.
+    /// Does nothing to a connection that is not idle.
+    public mutating func evict(at now: Moment) -> [Action] {
+        run { machine in
+            guard machine.isIdle else { return }
+            machine.finish(refusing: .busy, at: now)
+        }
+    }
+
     /// The server is stopping: every message already received is answered,
     /// then the connection closes; nothing more is taken.
     public mutating func stop(at now: Moment) -> [Action] {

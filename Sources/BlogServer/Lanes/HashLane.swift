@@ -1,3 +1,4 @@
+import BlogCore
 import Synchronization
 
 /// The lane of requests that hash a password (register, login), kept apart
@@ -6,13 +7,19 @@ import Synchronization
 /// done would take more than `maxWait` seconds on the hashing threads, a
 /// new one is refused at once (`err:BUSY`) instead of waiting for minutes.
 ///
-///     guard hashLane.reserve() else { return .busy }
-///     hashLane.run { ...; }   // releases the reservation when it ends
+/// Addresses in doubtful standing (recent failed hashes) may hold at most
+/// half of the bound between them, so the other half is always there for
+/// the addresses in good standing, whatever a crowd of guessers sends.
+///
+///     guard hashLane.reserve(.good) else { return .busy }
+///     hashLane.run(.good) { ...; }   // releases the reservation when it ends
 final class HashLane: Sendable {
     /// Seconds of hashing the admitted work may hold.
     let maxWait: Double
     private let lane: Lane
     private let admitted = Atomic<Int>(0)
+    /// Of `admitted`, those of addresses in doubtful standing.
+    private let doubtful = Atomic<Int>(0)
     /// What one hash costs now, and how many run at once.
     private let cost: @Sendable () -> (secondsPerHash: Double, parallel: Int)
 
@@ -35,29 +42,49 @@ final class HashLane: Sendable {
         return max(1, Int(min(Double(Int.max / 2), maxWait * Double(max(1, parallel)) / seconds)))
     }
 
-    /// Takes a place for one request; false when the lane is full. Every
-    /// true is followed by `run` or `cancel`.
-    func reserve() -> Bool {
+    /// Requests of addresses in doubtful standing admitted and not done.
+    var doubtfulLoad: Int { doubtful.load(ordering: .relaxed) }
+
+    /// Takes a place for one request of an address in `standing`; false
+    /// when the lane is full for it. Every true is followed by `run` or `cancel`.
+    func reserve(_ standing: Standing = .good) -> Bool {
         let limit = capacity
-        var current = admitted.load(ordering: .relaxed)
+        guard standing == .doubtful else { return Self.take(admitted, below: limit) }
+        // Half of the lane's places, and never more than half of the
+        // threads that wait for a hash.
+        guard Self.take(doubtful, below: max(1, min(limit, lane.limit) / 2)) else { return false }
+        guard Self.take(admitted, below: limit) else {
+            doubtful.subtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    /// Gives back a place `reserve` took, unused.
+    func cancel(_ standing: Standing = .good) {
+        release(standing)
+    }
+
+    /// Runs a reserved request; its place is free again when it ends.
+    func run(_ standing: Standing = .good, _ job: @escaping @Sendable () -> Void) {
+        lane.submit { [self] in
+            job()
+            release(standing)
+        }
+    }
+
+    private func release(_ standing: Standing) {
+        admitted.subtract(1, ordering: .relaxed)
+        if standing == .doubtful { doubtful.subtract(1, ordering: .relaxed) }
+    }
+
+    private static func take(_ counter: borrowing Atomic<Int>, below limit: Int) -> Bool {
+        var current = counter.load(ordering: .relaxed)
         while current < limit {
-            let (exchanged, original) = admitted.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
+            let (exchanged, original) = counter.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
             if exchanged { return true }
             current = original
         }
         return false
-    }
-
-    /// Gives back a place `reserve` took, unused.
-    func cancel() {
-        admitted.subtract(1, ordering: .relaxed)
-    }
-
-    /// Runs a reserved request; its place is free again when it ends.
-    func run(_ job: @escaping @Sendable () -> Void) {
-        lane.submit { [self] in
-            job()
-            admitted.subtract(1, ordering: .relaxed)
-        }
     }
 }

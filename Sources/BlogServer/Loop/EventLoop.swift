@@ -25,6 +25,10 @@ final class EventLoop: @unchecked Sendable {
         var clock: ServerClock
         /// Whose PROXY headers are believed; nil when the PROXY protocol is off.
         var proxies: TrustedProxies?
+        /// Seconds a connection must have waited for a message before a
+        /// newcomer may take its place in a full table; nil never evicts.
+        var evictIdleAfter: Double?
+        var refusals: RefusalLog
     }
 
     /// A reply from a worker, on its way back to its connection.
@@ -64,6 +68,8 @@ final class EventLoop: @unchecked Sendable {
     private var generations: [UInt32] = []
     private var freeSlots: [Int] = []
     private var timers = TimerHeap()
+    /// Connections waiting for a message, longest first: whom a newcomer evicts.
+    private var idle = IdleQueue()
     private let readBuffer: UnsafeMutableRawBufferPointer
     private var acceptPausedUntil: Moment?
     private var stopping = false
@@ -234,7 +240,10 @@ final class EventLoop: @unchecked Sendable {
             do {
                 switch try listener.socket.accept() {
                 case .wouldBlock: return
-                case .done(let (socket, peer)): admit(socket, peer: peer, at: now)
+                case .done(let (socket, peer)):
+                    // Read afresh for each: eviction weighs how long the
+                    // others have waited, and a batch takes a while.
+                    admit(socket, peer: peer, at: context.clock.now())
                 }
             } catch {
                 switch error.errno {
@@ -272,7 +281,7 @@ final class EventLoop: @unchecked Sendable {
         // A proxy speaks for many clients: each is counted per address
         // once its header names it, not the proxy itself.
         let limitedKey = role == .trustedProxy ? nil : key
-        guard let admission = context.limits.admit(from: limitedKey) else {
+        guard let admission = context.limits.admit(from: limitedKey, evicting: { evictIdle(at: now) }) else {
             socket.close()
             return
         }
@@ -360,7 +369,13 @@ final class EventLoop: @unchecked Sendable {
                     connection.output.append(reply)
                 case .refuse(let reply):
                     connection.output.append(reply)
-                    context.audit.refused(reply, peer: connection.session.peerAddress)
+                    if reply == .busy {
+                        // Counted as a rate, not a line each (an eviction
+                        // is counted where it happens).
+                        if !connection.evicted { context.refusals.note(.overLimit, at: now) }
+                    } else {
+                        context.audit.refused(reply, peer: connection.session.peerAddress)
+                    }
                 case .pauseReading, .resumeReading:
                     break // the interest is set from `isReading` below
                 case .armTimer(let moment):
@@ -384,7 +399,7 @@ final class EventLoop: @unchecked Sendable {
                 break
             }
         }
-        updateInterest(connection)
+        updateInterest(connection, at: now)
     }
 
     /// Takes the client a trusted proxy's header names as the connection's
@@ -434,7 +449,15 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func updateInterest(_ connection: LoopConnection) {
+    private func updateInterest(_ connection: LoopConnection, at now: Moment) {
+        if connection.machine.isIdle {
+            if connection.idleSince == nil {
+                connection.idleSince = now
+                idle.append(connection.token, since: now)
+            }
+        } else {
+            connection.idleSince = nil
+        }
         let unread = connection.machine.phase == .open && !connection.machine.isReading
         if unread != connection.countedUnread {
             connection.countedUnread = unread
@@ -461,10 +484,52 @@ final class EventLoop: @unchecked Sendable {
         freeSlots.append(slot)
         // Closing the descriptor also takes it out of the epoll set.
         connection.socket.close()
-        context.limits.release(connection.admission, from: connection.limitedKey)
+        if let admission = connection.admission { context.limits.release(admission, from: connection.limitedKey) }
         openConnections.subtract(1, ordering: .relaxed)
         if connection.countedUnread { unreadConnections.subtract(1, ordering: .relaxed) }
         if connection.countedRefusing { refusingConnections.subtract(1, ordering: .relaxed) }
+    }
+
+    // MARK: Eviction
+
+    /// Frees a place in the full table for a newcomer: the connection of
+    /// this loop that has waited longest for a message, if long enough,
+    /// from an address holding more than its fair share. It gets
+    /// `err:BUSY` at once and is closed. False when none may go.
+    private func evictIdle(at now: Moment) -> Bool {
+        guard let after = context.evictIdleAfter else { return false }
+        if idle.count > 2 * max(64, connectionCount) {
+            idle.removeAll { !isIdleEntry($0) }
+        }
+        let victim = idle.first(scanning: 256, dropping: { !isIdleEntry($0) }) { entry in
+            // Entries are in time order: the rest are younger still.
+            guard now.seconds(since: entry.since) >= after else { return .stop }
+            let connection = self.connection(for: entry.token)!
+            return context.limits.evictable(connection.limitedKey) ? .take : .skip
+        }
+        guard let victim, let connection = connection(for: victim.token) else { return false }
+        evict(connection, at: now)
+        return true
+    }
+
+    private func isIdleEntry(_ entry: IdleQueue.Entry) -> Bool {
+        guard let connection = connection(for: entry.token) else { return false }
+        return connection.idleSince == entry.since && connection.machine.isIdle && connection.admission == .served
+    }
+
+    private func evict(_ connection: LoopConnection, at now: Moment) {
+        context.limits.release(.served, from: connection.limitedKey)
+        connection.limitedKey = nil
+        connection.evicted = true
+        context.refusals.note(.evicted, at: now)
+        // It says why while it closes, if even that has room; otherwise
+        // it goes without a word.
+        guard context.limits.reserveRejected() else {
+            connection.admission = nil
+            return apply(connection.machine.failed(), to: connection, at: now)
+        }
+        connection.admission = .rejected
+        apply(connection.machine.evict(at: now), to: connection, at: now)
     }
 
     // MARK: Timers
@@ -493,6 +558,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func beginStop(at now: Moment) {
         stopping = true
+        context.refusals.flush(at: now)
         unwatchListeners()
         acceptPausedUntil = nil
         listenersDetached.signal()

@@ -14,8 +14,10 @@ final class LoopConnection {
     /// Whose budgets the connection spends: its client's address, or its
     /// IPv6 /64 (the peer's until a PROXY header names another).
     var budgetKey: AddressKey
-    /// Whether it counts against the connection limit (rejected ones do not).
-    let admission: Admission
+    /// Whether it counts against the connection limit (rejected ones do
+    /// not); nil once it holds no place at all (evicted past the limit of
+    /// rejections).
+    var admission: Admission?
     /// The address whose per-address place the connection holds: nil for
     /// a trusted proxy until its header names a client (and for good when
     /// it names none).
@@ -35,6 +37,11 @@ final class LoopConnection {
     var deadline: Moment?
     /// The earliest of this connection's entries in the loop's timer heap.
     var queuedDeadline: Moment?
+    /// Since when it has waited for a message with none in hand (nil while
+    /// one is handled or it is closing): eviction takes the longest waiting.
+    var idleSince: Moment?
+    /// Its place went to a newcomer: its `err:BUSY` is counted as an eviction.
+    var evicted = false
 
     init(socket: Socket, token: UInt64, peer: SocketAddress, budgetKey: AddressKey, admission: Admission,
          limitedKey: AddressKey?, options: ConnectionMachine.Options, proxy: ConnectionMachine.ProxyRole) {

@@ -1,0 +1,80 @@
+@testable import BlogServer
+import BlogCore
+import BlogSockets
+import Testing
+
+/// Addresses whose recent hashes failed wait behind the others and hold at
+/// most half of the hash lane.
+@Suite("Standing")
+struct StandingTests {
+    private static func key(_ ip: String) throws -> AddressKey { AddressKey(try SocketAddress(ip: ip, port: 0)) }
+
+    @Test func failuresMakeAnAddressDoubtfulUntilASuccessOrTheirMemoryEnds() throws {
+        let standing = AddressStanding(memory: 60)
+        let a = try Self.key("192.0.2.1")
+        let start = Moment(nanoseconds: 1)
+        #expect(standing.standing(of: a, at: start) == .good)
+        standing.record(.loginRefused, for: a, at: start)
+        #expect(standing.standing(of: a, at: start) == .doubtful)
+        standing.record(.nameTaken, for: a, at: start)
+        #expect(standing.standing(of: a, at: start) == .doubtful, "a taken name says nothing")
+        standing.record(.loggedIn, for: a, at: start)
+        #expect(standing.standing(of: a, at: start) == .good)
+        standing.record(.loginRefused, for: a, at: start)
+        #expect(standing.standing(of: a, at: start.adding(seconds: 61)) == .good)
+        #expect(standing.count == 0)
+    }
+
+    @Test func memoryIsBounded() throws {
+        let standing = AddressStanding(memory: 600, capacity: 100)
+        let now = Moment(nanoseconds: 1)
+        for index in 0..<1000 {
+            standing.record(.loginRefused, for: try Self.key("10.0.\(index / 256).\(index % 256)"), at: now)
+            #expect(standing.count <= 100)
+        }
+    }
+
+    @Test func doubtfulAddressesHoldAtMostHalfOfTheLane() {
+        // Room for 10: 10 s of waiting, 1 s a hash, one thread.
+        let lane = HashLane(maxWait: 10, concurrency: 64) { (1, 1) }
+        #expect(lane.capacity == 10)
+        let doubtful = (0..<10).map { _ in lane.reserve(.doubtful) }
+        #expect(doubtful.filter { $0 }.count == 5)
+        #expect(lane.doubtfulLoad == 5)
+        let good = (0..<10).map { _ in lane.reserve(.good) }
+        #expect(good.filter { $0 }.count == 5, "the other half is there for the addresses in good standing")
+        lane.cancel(.doubtful)
+        #expect(lane.doubtfulLoad == 4)
+        #expect(lane.reserve(.good), "a freed place is anyone's")
+        #expect(!lane.reserve(.doubtful))
+    }
+
+    /// The router records how an address's hashes went, and over its hash
+    /// budget an address takes no place in the lane at all.
+    @Test func theServerTracksStandingAndChecksTheBudgetFirst() throws {
+        let f = try ServerFixture {
+            $0.budgetExempt = []
+            $0.hashBurstPerAddress = 2
+            $0.hashesPerAddressPerSecond = 0.001
+        }
+        defer { f.tearDown() }
+        let router = try #require(f.server.router)
+        let guesser = try Self.key("127.0.0.3")
+        let now = f.blog.clock.now
+        let client = try f.client(source: "127.0.0.3")
+        try client.send("login:nobody:x[E];")
+        #expect(try client.readReply() == "log:NA[E];")
+        #expect(router.standing.standing(of: guesser, at: now) == .doubtful)
+
+        let second = try f.client(source: "127.0.0.3")
+        try second.send("register:somebody:pw[E];")
+        #expect(try second.readReply() == "reg:OK[E];")
+        #expect(router.standing.standing(of: guesser, at: now) == .good, "a success clears it")
+
+        // The budget (2) is spent: the next is refused before the lane.
+        let third = try f.client(source: "127.0.0.3")
+        try third.send("login:somebody:pw[E];")
+        #expect(third.readToEnd().text == "err:BUSY[E];")
+        #expect(router.hashing.load == 0)
+    }
+}
