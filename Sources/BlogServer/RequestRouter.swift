@@ -9,9 +9,10 @@ import BlogWire
 ///   behind real requests.
 /// - Register and login hash a password. The address's hash budget is
 ///   checked first (an address over it takes no place in the lane), then
-///   they go to the hash lane, bounded by the work it holds, where the
-///   addresses whose recent hashes failed wait behind the others
-///   (`AddressStanding`); past the budget or the lane, `err:BUSY`.
+///   they go to the hash lane, bounded by the work it holds, where
+///   addresses with a recent success go first, then new ones, then those
+///   whose latest hash failed (`AddressStanding`); past the budget or the
+///   lane, `err:BUSY`.
 /// - Everything else (newpost) goes to the post lane, after the address's
 ///   budget of post bytes.
 ///

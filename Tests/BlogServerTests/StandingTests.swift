@@ -3,26 +3,28 @@ import BlogCore
 import BlogSockets
 import Testing
 
-/// Addresses whose recent hashes failed wait behind the others and hold at
-/// most half of the hash lane.
+/// Addresses with a recent success go first in the hash lane, new ones
+/// next, failing ones last; only the first may fill it.
 @Suite("Standing")
 struct StandingTests {
     private static func key(_ ip: String) throws -> AddressKey { AddressKey(try SocketAddress(ip: ip, port: 0)) }
 
-    @Test func failuresMakeAnAddressDoubtfulUntilASuccessOrTheirMemoryEnds() throws {
+    @Test func theLatestOutcomeWithinMemoryDecides() throws {
         let standing = AddressStanding(memory: 60)
         let a = try Self.key("192.0.2.1")
         let start = Moment(nanoseconds: 1)
-        #expect(standing.standing(of: a, at: start) == .good)
+        #expect(standing.standing(of: a, at: start) == .unknown)
         standing.record(.loginRefused, for: a, at: start)
         #expect(standing.standing(of: a, at: start) == .doubtful)
         standing.record(.nameTaken, for: a, at: start)
         #expect(standing.standing(of: a, at: start) == .doubtful, "a taken name says nothing")
         standing.record(.loggedIn, for: a, at: start)
-        #expect(standing.standing(of: a, at: start) == .good)
+        #expect(standing.standing(of: a, at: start) == .proven)
         standing.record(.loginRefused, for: a, at: start)
-        #expect(standing.standing(of: a, at: start.adding(seconds: 61)) == .good)
+        #expect(standing.standing(of: a, at: start) == .doubtful, "a failure after it counts")
+        #expect(standing.standing(of: a, at: start.adding(seconds: 61)) == .unknown)
         #expect(standing.count == 0)
+        #expect(Standing.proven < .unknown && Standing.unknown < .doubtful)
     }
 
     @Test func memoryIsBounded() throws {
@@ -34,19 +36,19 @@ struct StandingTests {
         }
     }
 
-    @Test func doubtfulAddressesHoldAtMostHalfOfTheLane() {
+    @Test func unprovenAddressesHoldAtMostHalfOfTheLane() {
         // Room for 10: 10 s of waiting, 1 s a hash, one thread.
         let lane = HashLane(maxWait: 10, concurrency: 64) { (1, 1) }
         #expect(lane.capacity == 10)
-        let doubtful = (0..<10).map { _ in lane.reserve(.doubtful) }
-        #expect(doubtful.filter { $0 }.count == 5)
-        #expect(lane.doubtfulLoad == 5)
-        let good = (0..<10).map { _ in lane.reserve(.good) }
-        #expect(good.filter { $0 }.count == 5, "the other half is there for the addresses in good standing")
+        let unproven = (0..<10).map { index in lane.reserve(index % 2 == 0 ? .unknown : .doubtful) }
+        #expect(unproven.filter { $0 }.count == 5)
+        #expect(lane.unprovenLoad == 5)
+        let proven = (0..<10).map { _ in lane.reserve(.proven) }
+        #expect(proven.filter { $0 }.count == 5, "the other half is there for the proven addresses")
         lane.cancel(.doubtful)
-        #expect(lane.doubtfulLoad == 4)
-        #expect(lane.reserve(.good), "a freed place is anyone's")
-        #expect(!lane.reserve(.doubtful))
+        #expect(lane.unprovenLoad == 4)
+        #expect(lane.reserve(.proven), "a freed place is anyone's")
+        #expect(!lane.reserve(.unknown))
     }
 
     /// The router records how an address's hashes went, and over its hash
@@ -60,16 +62,16 @@ struct StandingTests {
         defer { f.tearDown() }
         let router = try #require(f.server.router)
         let guesser = try Self.key("127.0.0.3")
-        let now = f.blog.clock.now
+        #expect(router.standing.standing(of: guesser, at: f.blog.clock.now) == .unknown)
         let client = try f.client(source: "127.0.0.3")
         try client.send("login:nobody:x[E];")
         #expect(try client.readReply() == "log:NA[E];")
-        #expect(router.standing.standing(of: guesser, at: now) == .doubtful)
+        #expect(router.standing.standing(of: guesser, at: f.blog.clock.now) == .doubtful)
 
         let second = try f.client(source: "127.0.0.3")
         try second.send("register:somebody:pw[E];")
         #expect(try second.readReply() == "reg:OK[E];")
-        #expect(router.standing.standing(of: guesser, at: now) == .good, "a success clears it")
+        #expect(router.standing.standing(of: guesser, at: f.blog.clock.now) == .proven, "a success clears it")
 
         // The budget (2) is spent: the next is refused before the lane.
         let third = try f.client(source: "127.0.0.3")

@@ -21,8 +21,8 @@ final class HashingThreads: Sendable {
 
     /// Threads, so hashes that run at once.
     let count: Int
-    /// Waiting hashes: those of addresses in good standing, then the rest.
-    private let queues = Mutex((good: FairQueue<@Sendable () -> Void>(), doubtful: FairQueue<@Sendable () -> Void>()))
+    /// Waiting hashes by the standing of their address, best first.
+    private let queues = Mutex(Standing.allCases.map { _ in FairQueue<@Sendable () -> Void>() })
     private let waiting = DispatchSemaphore(value: 0)
 
     private init(count: Int) {
@@ -32,7 +32,12 @@ final class HashingThreads: Sendable {
                 _ = clinux_set_thread_nice(10)
                 while true {
                     waiting.wait()
-                    let job = queues.withLock { $0.good.next() ?? $0.doubtful.next() }
+                    let job = queues.withLock { queues -> (@Sendable () -> Void)? in
+                        for index in queues.indices {
+                            if let job = queues[index].next() { return job }
+                        }
+                        return nil
+                    }
                     job?()
                 }
             }
@@ -44,10 +49,9 @@ final class HashingThreads: Sendable {
     /// Runs `body` on one of the threads and waits for its result. Waiting
     /// hashes are taken in turn by `owner` (the client's address), so a
     /// flood from one address delays another by no more than the hashes
-    /// already running; and those of owners in good `standing` before any
-    /// other, so a flood of failing guesses from many addresses cannot
-    /// starve a real user's login.
-    func run<T: Sendable>(for owner: String, standing: Standing = .good, _ body: @escaping @Sendable () -> T) -> T {
+    /// already running; and by `standing`, best first, so a flood of
+    /// guesses from many addresses cannot starve a real user's login.
+    func run<T: Sendable>(for owner: String, standing: Standing = .proven, _ body: @escaping @Sendable () -> T) -> T {
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         let job: @Sendable () -> Void = {
@@ -55,12 +59,7 @@ final class HashingThreads: Sendable {
             result.withLock { $0 = value }
             done.signal()
         }
-        queues.withLock {
-            switch standing {
-            case .good: $0.good.append(job, for: owner)
-            case .doubtful: $0.doubtful.append(job, for: owner)
-            }
-        }
+        queues.withLock { $0[standing.rawValue].append(job, for: owner) }
         waiting.signal()
         done.wait()
         return result.withLock { $0! }

@@ -7,18 +7,24 @@ public struct Session: Sendable {
     /// Users (by `Username.key`) who registered or logged in on this connection.
     public internal(set) var authenticatedUsers: Set<String> = []
     /// Where the peer's password hashes wait: an address whose recent
-    /// hashes failed waits behind the ones in good standing.
-    public var standing = Standing.good
+    /// hashes failed waits behind the others, a new one behind those with
+    /// a recent success.
+    public var standing = Standing.proven
 
     public init(peerAddress: String) {
         self.peerAddress = peerAddress
     }
 }
 
-/// How a client's address has fared with its password hashes lately.
-public enum Standing: Sendable, Equatable {
-    /// Never failed, or succeeded since it last did.
-    case good
-    /// Its recent hashes failed (unknown names, wrong passwords).
+/// How a client's address has fared with its password hashes lately, best
+/// first: the order in which waiting hashes are taken.
+public enum Standing: Int, Sendable, Equatable, CaseIterable, Comparable {
+    /// A register or login succeeded from it lately, and nothing failed since.
+    case proven
+    /// Nothing lately, good or bad: a first-time user, or a fresh address.
+    case unknown
+    /// Its latest hash failed (an unknown name, a wrong password).
     case doubtful
+
+    public static func < (a: Standing, b: Standing) -> Bool { a.rawValue < b.rawValue }
 }

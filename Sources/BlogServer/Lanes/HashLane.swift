@@ -7,19 +7,20 @@ import Synchronization
 /// done would take more than `maxWait` seconds on the hashing threads, a
 /// new one is refused at once (`err:BUSY`) instead of waiting for minutes.
 ///
-/// Addresses in doubtful standing (recent failed hashes) may hold at most
-/// half of the bound between them, so the other half is always there for
-/// the addresses in good standing, whatever a crowd of guessers sends.
+/// Addresses without a recent success (`Standing.unknown` and `.doubtful`)
+/// may hold at most half of the bound between them, so the other half is
+/// always there for the proven ones, whatever a crowd of fresh addresses
+/// or guessers sends.
 ///
-///     guard hashLane.reserve(.good) else { return .busy }
-///     hashLane.run(.good) { ...; }   // releases the reservation when it ends
+///     guard hashLane.reserve(.proven) else { return .busy }
+///     hashLane.run(.proven) { ...; }   // releases the reservation when it ends
 final class HashLane: Sendable {
     /// Seconds of hashing the admitted work may hold.
     let maxWait: Double
     private let lane: Lane
     private let admitted = Atomic<Int>(0)
-    /// Of `admitted`, those of addresses in doubtful standing.
-    private let doubtful = Atomic<Int>(0)
+    /// Of `admitted`, those of addresses without a recent success.
+    private let unproven = Atomic<Int>(0)
     /// What one hash costs now, and how many run at once.
     private let cost: @Sendable () -> (secondsPerHash: Double, parallel: Int)
 
@@ -42,31 +43,31 @@ final class HashLane: Sendable {
         return max(1, Int(min(Double(Int.max / 2), maxWait * Double(max(1, parallel)) / seconds)))
     }
 
-    /// Requests of addresses in doubtful standing admitted and not done.
-    var doubtfulLoad: Int { doubtful.load(ordering: .relaxed) }
+    /// Requests of addresses without a recent success admitted and not done.
+    var unprovenLoad: Int { unproven.load(ordering: .relaxed) }
 
     /// Takes a place for one request of an address in `standing`; false
     /// when the lane is full for it. Every true is followed by `run` or `cancel`.
-    func reserve(_ standing: Standing = .good) -> Bool {
+    func reserve(_ standing: Standing = .proven) -> Bool {
         let limit = capacity
-        guard standing == .doubtful else { return Self.take(admitted, below: limit) }
+        guard standing != .proven else { return Self.take(admitted, below: limit) }
         // Half of the lane's places, and never more than half of the
         // threads that wait for a hash.
-        guard Self.take(doubtful, below: max(1, min(limit, lane.limit) / 2)) else { return false }
+        guard Self.take(unproven, below: max(1, min(limit, lane.limit) / 2)) else { return false }
         guard Self.take(admitted, below: limit) else {
-            doubtful.subtract(1, ordering: .relaxed)
+            unproven.subtract(1, ordering: .relaxed)
             return false
         }
         return true
     }
 
     /// Gives back a place `reserve` took, unused.
-    func cancel(_ standing: Standing = .good) {
+    func cancel(_ standing: Standing = .proven) {
         release(standing)
     }
 
     /// Runs a reserved request; its place is free again when it ends.
-    func run(_ standing: Standing = .good, _ job: @escaping @Sendable () -> Void) {
+    func run(_ standing: Standing = .proven, _ job: @escaping @Sendable () -> Void) {
         lane.submit { [self] in
             job()
             release(standing)
@@ -75,7 +76,7 @@ final class HashLane: Sendable {
 
     private func release(_ standing: Standing) {
         admitted.subtract(1, ordering: .relaxed)
-        if standing == .doubtful { doubtful.subtract(1, ordering: .relaxed) }
+        if standing != .proven { unproven.subtract(1, ordering: .relaxed) }
     }
 
     private static func take(_ counter: borrowing Atomic<Int>, below limit: Int) -> Bool {
