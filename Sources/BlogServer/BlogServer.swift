@@ -33,8 +33,12 @@ public final class BlogServer: Sendable {
         public var reservedDescriptors = 256
         /// Seconds a connection must have waited for a message before a
         /// newcomer may take its place when the table is full; nil never
-        /// evicts (first come, first served).
-        public var evictIdleAfter: Double? = 1
+        /// evicts (first come, first served). 0 by default: a crowd that
+        /// opens its connections together also times out together, and
+        /// for a while after that none would be old enough. The longest
+        /// waiting goes first anyway, and only from an address holding
+        /// more than half its share, so a client's one connection is safe.
+        public var evictIdleAfter: Double? = 0
         /// Connections from one address (an IPv6 /64 counts as one) at once.
         public var maxConnectionsPerAddress = 32
         /// Password hashes (registers and logins, known names or not) one

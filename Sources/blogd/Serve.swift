@@ -59,7 +59,7 @@ struct Serve: AsyncParsableCommand {
         // The page server's connections and a margin for the database,
         // the page files and the hashing threads.
         options.reservedDescriptors = 256 + (settings.httpPort == nil ? 0 : settings.httpMaxConnections)
-        options.evictIdleAfter = settings.evictIdleAfter > 0 ? settings.evictIdleAfter : nil
+        options.evictIdleAfter = settings.evictIdle ? settings.evictIdleAfter : nil
         options.eventLoops = settings.eventLoops
         options.maxConnectionsPerAddress = settings.maxConnectionsPerAddress
         options.hashesPerAddressPerSecond = settings.hashesPerAddressPerSecond

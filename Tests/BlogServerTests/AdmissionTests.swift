@@ -17,7 +17,7 @@ struct AdmissionTests {
         let crowd = try Self.key("192.0.2.1"), newcomer = try Self.key("192.0.2.2")
         for _ in 0..<4 { #expect(limits.admit(from: crowd) == .served) }
         #expect(limits.fairShare == 4)
-        #expect(!limits.evictable(crowd), "alone, it holds its share and no more")
+        #expect(limits.evictable(crowd), "it holds its share: a newcomer may take from it")
         // A fifth from the same address is over its share: no eviction asked.
         var asked = false
         #expect(limits.admit(from: crowd, evicting: { asked = true; return false }) == .rejected)
@@ -28,12 +28,16 @@ struct AdmissionTests {
         let admission = limits.admit(from: newcomer, evicting: {
             asked = true
             crowdEvictable = limits.evictable(crowd)
-            limits.release(.served, from: crowd)
+            limits.handOver(from: crowd)
             return true
         })
         #expect(admission == .served)
         #expect(asked)
         #expect(crowdEvictable, "two addresses: 2 each, the crowd holds 4")
+        // Over half its share, the crowd may not take a place back.
+        var askedAgain = false
+        #expect(limits.admit(from: crowd, evicting: { askedAgain = true; return false }) == .rejected)
+        #expect(!askedAgain)
         #expect(limits.openCount(from: crowd) == 3)
         #expect(limits.openCount(from: newcomer) == 1)
     }

@@ -28,9 +28,11 @@ public struct BlogConfig: Sendable, Equatable {
     public var readTimeout = 10.0
     /// Blog-port connections at once; 0 sizes it from the descriptor limit.
     public var maxConnections = 0
-    /// Seconds a connection must have waited for a message before a
-    /// newcomer may take its place in a full table; 0 never evicts.
-    public var evictIdleAfter = 1.0
+    /// When the table is full, a newcomer may take the place of the
+    /// connection that has waited longest for a message...
+    public var evictIdle = true
+    /// ...once it has waited this many seconds.
+    public var evictIdleAfter = 0.0
     /// Connections from one address (an IPv6 /64) at once.
     public var maxConnectionsPerAddress = 32
     /// Password hashes one address may start per second on average...

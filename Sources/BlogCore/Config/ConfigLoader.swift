@@ -87,6 +87,7 @@ public enum ConfigLoader {
         config.maxMessageBytes = try int(reader, "max_message_bytes", config.maxMessageBytes, 16...(64 << 20))
         config.readTimeout = try double(reader, "read_timeout", config.readTimeout, 0.01...86_400)
         config.maxConnections = try int(reader, "max_connections", config.maxConnections, 0...1_000_000)
+        config.evictIdle = try bool(reader, "evict_idle", config.evictIdle)
         config.evictIdleAfter = try double(reader, "evict_idle_after", config.evictIdleAfter, 0...86_400)
         config.eventLoops = try int(reader, "event_loops", config.eventLoops, 0...64)
         config.maxConnectionsPerAddress = try int(reader, "max_connections_per_address", config.maxConnectionsPerAddress, 1...1_000_000)

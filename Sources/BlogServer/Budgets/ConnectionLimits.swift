@@ -14,12 +14,13 @@ enum Admission: Sendable, Equatable {
 /// one address). A connection counts from its accept until its socket is
 /// closed, or until it is evicted.
 ///
-/// A full table is no wall for a newcomer: an address holding less than
+/// A full table is no wall for a newcomer: an address holding at most half
 /// its fair share (the limit in all divided among the addresses holding
 /// places) may take the place of an idle connection of an address holding
-/// more (`admit(from:evicting:)`), so a crowd of addresses holding idle
-/// connections cannot lock everyone else out, while each of them keeps
-/// its share. A trusted proxy's connection takes no place of its own per
+/// more than that (`admit(from:evicting:)`), so a crowd of addresses
+/// holding idle connections cannot lock everyone else out. An address
+/// that lost a place that way still holds half its share, so taking it
+/// back would put it over: the crowd cannot evict one another in a loop. A trusted proxy's connection takes no place of its own per
 /// address: it takes its client's once the PROXY header names it
 /// (`reserveAddress`). The total is one atomic compare-and-exchange, so no two loops
 /// can both take the last place; the per-address counts sit under a lock
@@ -56,14 +57,17 @@ final class ConnectionLimits: Sendable {
     /// `.rejected` past either, `nil` (close without a word) once even
     /// rejections fill a second limit's worth, since they cost too.
     ///
-    /// When the table is full and `key` holds less than its fair share,
-    /// `evict` is asked to free a place (`evictable` tells whose connection
-    /// may go; `release(_:from:)` gives its place back) before giving up.
+    /// When the table is full and `key` holds at most half its fair share,
+    /// `evict` is asked to hand over the place of an idle connection
+    /// (`evictable` tells whose may go; `handOver(from:)` takes it from
+    /// its address) before giving up. The place passes straight to the
+    /// newcomer: released and taken again, another loop's accept could
+    /// take it in between, and a crowd connecting fast always would.
     func admit(from key: AddressKey?, evicting evict: () -> Bool = { false }) -> Admission? {
         accepted.add(1, ordering: .relaxed)
         if key.map(reserveAddress) ?? true {
             if reserve(served, below: maxConnections) { return .served }
-            if isUnderShare(key), evict(), reserve(served, below: maxConnections) { return .served }
+            if isUnderShare(key), evict() { return .served }
             key.map(releaseAddress)
         }
         if reserve(rejected, below: maxConnections) { return .rejected }
@@ -82,6 +86,12 @@ final class ConnectionLimits: Sendable {
         }
     }
 
+    /// An evicted connection's place, handed to the newcomer: it counts in
+    /// all still, no longer for `key`.
+    func handOver(from key: AddressKey?) {
+        key.map(releaseAddress)
+    }
+
     /// Takes a place for a connection that is closing anyway (an evicted
     /// one, to say why); false when even those are at their limit.
     func reserveRejected() -> Bool {
@@ -95,22 +105,27 @@ final class ConnectionLimits: Sendable {
         return max(1, maxConnections / max(1, addresses))
     }
 
-    /// Whether a connection from `key` (just counted) is within its fair
-    /// share, so it may take an idle connection's place. An exempt address
-    /// or a proxy's client yet unnamed counts nothing, so it may.
+    /// What an address may hold and still take an idle connection's place;
+    /// one that holds more may lose one.
+    private var halfShare: Int { max(1, fairShare / 2) }
+
+    /// Whether a connection from `key` (just counted) leaves its address
+    /// within half its fair share, so it may take an idle connection's
+    /// place. An exempt address or a proxy's client yet unnamed counts
+    /// nothing, so it may.
     private func isUnderShare(_ key: AddressKey?) -> Bool {
         guard let key, !exempt.contains(key) else { return true }
-        let share = fairShare
-        return perAddress.withLock { ($0[key] ?? 0) <= share }
+        let half = halfShare
+        return perAddress.withLock { ($0[key] ?? 0) <= half }
     }
 
     /// Whether an idle connection of `key` may be evicted for a newcomer:
-    /// its address holds more than its fair share. Exempt addresses and
-    /// unnamed ones hold no share to keep.
+    /// its address holds more than half its fair share. Exempt addresses
+    /// and unnamed ones hold no share to keep.
     func evictable(_ key: AddressKey?) -> Bool {
         guard let key, !exempt.contains(key) else { return true }
-        let share = fairShare
-        return perAddress.withLock { ($0[key] ?? 0) > share }
+        let half = halfShare
+        return perAddress.withLock { ($0[key] ?? 0) > half }
     }
 
     /// Takes a place for `key` alone: false when it has none left.

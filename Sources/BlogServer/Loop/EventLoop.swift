@@ -518,7 +518,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func evict(_ connection: LoopConnection, at now: Moment) {
-        context.limits.release(.served, from: connection.limitedKey)
+        context.limits.handOver(from: connection.limitedKey)
         connection.limitedKey = nil
         connection.evicted = true
         context.refusals.note(.evicted, at: now)
