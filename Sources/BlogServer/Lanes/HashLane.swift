@@ -10,7 +10,8 @@ import Synchronization
 /// Addresses without a recent success (`Standing.unknown` and `.doubtful`)
 /// may hold at most half of the bound between them, so the other half is
 /// always there for the proven ones, whatever a crowd of fresh addresses
-/// or guessers sends.
+/// or guessers sends; and they wait for a thread in a lane of their own,
+/// so a proven request never queues behind them for one.
 ///
 ///     guard hashLane.reserve(.proven) else { return .busy }
 ///     hashLane.run(.proven) { ...; }   // releases the reservation when it ends
@@ -18,6 +19,7 @@ final class HashLane: Sendable {
     /// Seconds of hashing the admitted work may hold.
     let maxWait: Double
     private let lane: Lane
+    private let unprovenLane: Lane
     private let admitted = Atomic<Int>(0)
     /// Of `admitted`, those of addresses without a recent success.
     private let unproven = Atomic<Int>(0)
@@ -28,6 +30,7 @@ final class HashLane: Sendable {
         self.maxWait = maxWait
         self.cost = cost
         lane = Lane(name: "hashing", limit: max(1, concurrency))
+        unprovenLane = Lane(name: "hashing.unproven", limit: max(1, concurrency))
     }
 
     /// Requests admitted and not done.
@@ -51,9 +54,7 @@ final class HashLane: Sendable {
     func reserve(_ standing: Standing = .proven) -> Bool {
         let limit = capacity
         guard standing != .proven else { return Self.take(admitted, below: limit) }
-        // Half of the lane's places, and never more than half of the
-        // threads that wait for a hash.
-        guard Self.take(unproven, below: max(1, min(limit, lane.limit) / 2)) else { return false }
+        guard Self.take(unproven, below: max(1, limit / 2)) else { return false }
         guard Self.take(admitted, below: limit) else {
             unproven.subtract(1, ordering: .relaxed)
             return false
@@ -68,7 +69,7 @@ final class HashLane: Sendable {
 
     /// Runs a reserved request; its place is free again when it ends.
     func run(_ standing: Standing = .proven, _ job: @escaping @Sendable () -> Void) {
-        lane.submit { [self] in
+        (standing == .proven ? lane : unprovenLane).submit { [self] in
             job()
             release(standing)
         }
