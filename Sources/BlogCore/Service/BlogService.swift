@@ -118,7 +118,7 @@ public final class BlogService: Sendable {
             // Cheap check first, so taken names cost no scrypt.
             if try users.user(named: user) != nil { return .nameTaken }
             let hash = try hashing(for: session) { [hasher] () throws(PasswordHasher.HashError) in try hasher.hash(password) }
-            let record = try storage.createUser(name: user.value, passwordHash: hash, at: now())
+            let record = try storage.createUser(name: user.value, passwordHash: hash, at: now().wholeMilliseconds)
             do {
                 try pageWriter.write(record)
             } catch {
@@ -173,7 +173,7 @@ public final class BlogService: Sendable {
             guard allowed else { return .postRefused }
             let weight = PageRenderer.weight(title: title, content: content)
             let stored = try storage.insertPost(userID: ownerID, title: title, content: content, weight: weight,
-                                                at: now(), layout: settings.layout)
+                                                at: now().wholeMilliseconds, layout: settings.layout)
             let postID = stored.record.id ?? -1
             // Rendered once, here, while its text is at hand.
             fragments.store(PageRenderer.fragment(stored.record), for: postID)

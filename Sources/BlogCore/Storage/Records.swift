@@ -86,3 +86,14 @@ public struct UserSummary: Codable, Sendable, Equatable, FetchableRecord {
         case lastPostAt = "last_post_at"
     }
 }
+
+extension Date {
+    /// This moment to the whole millisecond, rounded down: what both
+    /// databases keep. A page rendered from the time at hand must show
+    /// what a rebuild from the stored time shows (`:43Z` from 43.9996 s,
+    /// while SQLite had rounded it to 44.000, made the start-up check
+    /// rewrite the page).
+    public var wholeMilliseconds: Date {
+        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+}
