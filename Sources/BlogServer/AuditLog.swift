@@ -9,7 +9,11 @@ import Synchronization
 ///
 /// Lines are formatted and written off the event loop: the loop only
 /// queues an entry (a few words), and one serial queue logs them in order.
-/// Formatting a line costs more than answering `err:CMD` does.
+/// Formatting a line costs more than answering `err:CMD` does, so a client
+/// pipelining unknown commands outpaces it: at most `capacity` entries
+/// wait, and past that they are dropped and counted, never blocking the
+/// loop; an "audit lines dropped" line with the count follows once the
+/// log catches up.
 struct AuditLog: Sendable {
     private struct Entry: Sendable {
         var logger: Logger
@@ -19,9 +23,12 @@ struct AuditLog: Sendable {
     }
 
     private final class Pending: Sendable {
-        let entries = Mutex<[Entry]>([])
+        let entries = Mutex<(waiting: [Entry], dropped: Int, droppedTotal: Int)>(([], 0, 0))
         let queue = DispatchQueue(label: "blogd.audit")
     }
+
+    /// Entries that may wait to be logged.
+    static let capacity = 10_000
 
     /// One queue for the process: entries of every server, in order.
     private static let pending = Pending()
@@ -31,9 +38,14 @@ struct AuditLog: Sendable {
     /// A request the service or the router answered.
     func request(_ outcome: Outcome, peer: String, seconds: Double?) {
         let entry = Entry(logger: logger, outcome: outcome, peer: peer, seconds: seconds)
-        let first = Self.pending.entries.withLock { entries in
-            defer { entries.append(entry) }
-            return entries.isEmpty
+        let first = Self.pending.entries.withLock { entries -> Bool in
+            guard entries.waiting.count < Self.capacity else {
+                entries.dropped += 1
+                entries.droppedTotal += 1
+                return false
+            }
+            defer { entries.waiting.append(entry) }
+            return entries.waiting.isEmpty
         }
         if first { Self.pending.queue.async { Self.drain() } }
     }
@@ -52,12 +64,21 @@ struct AuditLog: Sendable {
         Self.pending.queue.sync { Self.drain() }
     }
 
+    /// Entries dropped since the start because too many were waiting.
+    static var droppedCount: Int { pending.entries.withLock { $0.droppedTotal } }
+
     private static func drain() {
-        let entries = pending.entries.withLock { entries in
-            defer { entries.removeAll(keepingCapacity: true) }
-            return entries
+        let (entries, dropped) = pending.entries.withLock { entries in
+            defer {
+                entries.waiting.removeAll(keepingCapacity: entries.waiting.capacity <= capacity)
+                entries.dropped = 0
+            }
+            return (entries.waiting, entries.dropped)
         }
         for entry in entries { log(entry) }
+        if dropped > 0, let last = entries.last {
+            last.logger.warning("audit lines dropped", metadata: ["count": "\(dropped)"])
+        }
     }
 
     private static func log(_ entry: Entry) {

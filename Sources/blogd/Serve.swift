@@ -126,7 +126,8 @@ struct Serve: AsyncParsableCommand {
         service.writeIndex()
         do { try store.close() } catch { logger.error("closing the database failed", metadata: ["error": "\(error)"]) }
         logger.info("stopped")
-        BatchedStandardError.shared.flush()
+        // Within a bound: a stderr nobody reads must not hold the exit.
+        BatchedStandardError.shared.finish(within: 0.5)
     }
 
     /// Lets the server hold as many connections as the hard limit allows.

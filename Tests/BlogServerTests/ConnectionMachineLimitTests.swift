@@ -150,14 +150,14 @@ struct ConnectionMachineLimitTests {
 
     @Test func stopClosesAnIdleConnection() {
         var machine = started()
-        #expect(machine.stop(at: t1) == [.armTimer(t1.adding(seconds: 5)), .shutdownWrite])
+        #expect(machine.stop(at: t1) == [.armTimer(t1.adding(seconds: 0.5)), .shutdownWrite])
         #expect(machine.phase == .draining)
     }
 
     @Test func stopDropsAHalfMessage() {
         var machine = started()
         _ = machine.received(bytes("register:half"), at: t0)
-        #expect(machine.stop(at: t1) == [.armTimer(t1.adding(seconds: 5)), .shutdownWrite])
+        #expect(machine.stop(at: t1) == [.armTimer(t1.adding(seconds: 0.5)), .shutdownWrite])
     }
 
     @Test(arguments: [false, true])
@@ -165,7 +165,7 @@ struct ConnectionMachineLimitTests {
         var machine = started(keepAlive: keepAlive)
         _ = machine.received(bytes("register:a:pw[E];"), at: t0)
         #expect(machine.stop(at: t1) == [])
-        #expect(machine.answered(.registered, at: t1) == [.send(.registered), .armTimer(t1.adding(seconds: 5))])
+        #expect(machine.answered(.registered, at: t1) == [.send(.registered), .armTimer(t1.adding(seconds: 0.5))])
         #expect(machine.wrote(Reply.registered.byteCount, at: t1) == [.shutdownWrite])
     }
 
@@ -174,7 +174,18 @@ struct ConnectionMachineLimitTests {
         _ = machine.received(bytes("a[E];b[E];"), at: t0)
         #expect(machine.stop(at: t1) == [])
         #expect(machine.answered(.unknownCommand, at: t1) == [.send(.unknownCommand), .handle(bytes("b"))])
-        #expect(machine.answered(.unknownCommand, at: t1) == [.send(.unknownCommand), .armTimer(t1.adding(seconds: 5))])
+        #expect(machine.answered(.unknownCommand, at: t1) == [.send(.unknownCommand), .armTimer(t1.adding(seconds: 0.5))])
         #expect(machine.received(bytes("c[E];"), at: t1) == [], "nothing more is taken")
+    }
+
+    @Test func stopGivesAPeerThatDoesNotReadTheLingerOnly() {
+        var machine = started(keepAlive: true)
+        // Replies past the limit wait unread: no more messages are taken.
+        let pipelined = Array(repeating: "m[E];", count: 64 * 1024 / Reply.unknownCommand.byteCount + 2).joined()
+        var actions = machine.received(bytes(pipelined), at: t0)
+        while case .handle? = actions.last { actions = machine.answered(.unknownCommand, at: t0) }
+        #expect(!machine.isReading)
+        #expect(machine.stop(at: t1) == [.armTimer(t1.adding(seconds: 0.5))])
+        #expect(machine.timerFired(at: t1.adding(seconds: 0.5)) == [.close])
     }
 }

@@ -24,7 +24,10 @@ final class BlogdProcess: Sendable {
     }
 
     /// Starts `blogd ARGUMENTS` with `environment` added to a clean one.
-    init(_ arguments: [String], environment: [String: String] = [:], cwd: URL? = nil) throws {
+    /// With `stderrReadUntilListening`, nobody reads its stderr pipe once
+    /// the `listening on` line has come, as a log pipe whose reader hangs.
+    init(_ arguments: [String], environment: [String: String] = [:], cwd: URL? = nil,
+         stderrReadUntilListening: Bool = false) throws {
         process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -47,7 +50,11 @@ final class BlogdProcess: Sendable {
                 if count < 0 && errno == EINTR { continue }
                 // The end: the child exited (its copy of the write end went).
                 guard count > 0 else { break }
-                stderrText.withLock { $0 += String(decoding: chunk[0..<count], as: UTF8.self) }
+                let listening = stderrText.withLock {
+                    $0 += String(decoding: chunk[0..<count], as: UTF8.self)
+                    return $0.contains("listening on ")
+                }
+                if stderrReadUntilListening && listening { break }
             }
         }
         thread.start()

@@ -34,6 +34,11 @@ public struct ConnectionMachine: Sendable {
         /// Seconds a closing connection waits for its reply to leave and for
         /// the peer to close, before the socket is closed anyway.
         public var lingerTimeout = 5.0
+        /// The linger once the server is stopping, and how long a peer that
+        /// does not read its replies may hold the stop: a stop waits for no
+        /// one's slow reading (a client pipelining without reading held it
+        /// for 10 s).
+        public var stopLingerTimeout = 0.5
         /// Reply bytes queued for a peer that does not read, beyond which no
         /// more messages are taken (nor read).
         public var maxQueuedReplyBytes = 64 * 1024
@@ -269,6 +274,9 @@ public struct ConnectionMachine: Sendable {
             case .open where machine.isHandling:
                 // The read timeout is for the peer, not for the server's work.
                 break
+            case .open where machine.stopping:
+                // The stop's linger is over and its replies still wait.
+                machine.close()
             case .open: machine.finish(refusing: .timedOut, at: now)
             case .refusing(let reply):
                 machine.phase = .open
@@ -299,7 +307,18 @@ public struct ConnectionMachine: Sendable {
     public mutating func stop(at now: Moment) -> [Action] {
         run { machine in
             machine.stopping = true
-            if machine.phase == .open { machine.pump(at: now) }
+            let linger = now.adding(seconds: min(machine.options.lingerTimeout, machine.options.stopLingerTimeout))
+            switch machine.phase {
+            case .open:
+                machine.pump(at: now)
+                // Still open with nothing in hand: its replies pile up
+                // unread. It has the stop's linger to take them.
+                if machine.phase == .open && !machine.isHandling { machine.setTimer(linger) }
+            case .flushing, .draining:
+                if let timer = machine.timer, timer > linger { machine.setTimer(linger) }
+            case .refusing, .closed:
+                break
+            }
         }
     }
 
@@ -410,7 +429,7 @@ public struct ConnectionMachine: Sendable {
         preamble = .settled
         if let reply { queue(.refuse(reply), reply) }
         phase = .flushing
-        setTimer(now.adding(seconds: options.lingerTimeout))
+        setTimer(now.adding(seconds: stopping ? min(options.lingerTimeout, options.stopLingerTimeout) : options.lingerTimeout))
         closeWriteHalfIfFlushed()
         updateReading()
     }

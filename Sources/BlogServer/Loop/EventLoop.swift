@@ -563,9 +563,10 @@ final class EventLoop: @unchecked Sendable {
         acceptPausedUntil = nil
         listenersDetached.signal()
         for case let connection? in slots {
-            // What the kernel already holds counts as received.
+            // What the kernel already holds counts as received: enough for
+            // the largest message, not a pipelining client's megabytes.
             var reads = 0
-            while reads < 16, connection.machine.phase == .open, connection.machine.isReading, hasInput(connection) {
+            while reads < 2, connection.machine.phase == .open, connection.machine.isReading, hasInput(connection) {
                 read(connection, at: now)
                 reads += 1
             }
