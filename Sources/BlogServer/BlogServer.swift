@@ -114,6 +114,19 @@ public final class BlogServer: Sendable {
         return max(16, (open - reserved) / 2)
     }
 
+    /// Applies the limits of `options` that can change while the server
+    /// runs (a reload): the connection limits and the per-address budgets.
+    /// The rest of `options` is ignored; it needs a restart.
+    public func reload(limits options: Options) {
+        let maxConnections = options.maxConnections > 0 ? options.maxConnections
+            : Self.automaticMaxConnections(reserving: options.reservedDescriptors)
+        limits.set(maxConnections: maxConnections, maxPerAddress: options.maxConnectionsPerAddress)
+        guard let router else { return }
+        router.hashBudget.set(perSecond: options.hashesPerAddressPerSecond, burst: Double(options.hashBurstPerAddress))
+        router.postBudget.set(perSecond: Double(options.postBytesPerAddressPerSecond),
+                              burst: Double(max(options.postBurstBytesPerAddress, options.connection.maxMessageBytes)))
+    }
+
     /// Connections served at once (`Options.maxConnections`, or the one
     /// sized from the descriptor limit).
     public var maxConnections: Int { limits.maxConnections }

@@ -21,17 +21,22 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("http"), help: "Also serve the public folder over HTTP on this port.")
     var httpPort: Int?
 
+    /// The settings given as flags, over the file and the environment.
+    var commandLineFlags: [String: String] {
+        var flags: [String: String] = [:]
+        flags["host"] = host
+        flags["port"] = port.map(String.init)
+        flags["http_port"] = httpPort.map(String.init)
+        return flags
+    }
+
     func run() async throws {
         // First of all, so that a signal during start-up is not lost.
         let termination = TerminationSignal()
         // Password hashes take 16 MiB each: from mmap, so that memory goes
         // back to the system after a burst of logins instead of staying.
         _ = clinux_set_mmap_threshold(1 << 20)
-        var flags: [String: String] = [:]
-        flags["host"] = host
-        flags["port"] = port.map(String.init)
-        flags["http_port"] = httpPort.map(String.init)
-        let settings = try await data.load(extra: flags)
+        let settings = try await data.load(extra: commandLineFlags)
         bootstrapLogging(settings)
         let logger = Logger(label: "blogd")
         let (store, service) = try openService(settings, logger: Logger(label: "blogd.service"))
@@ -52,28 +57,7 @@ struct Serve: AsyncParsableCommand {
     private func serve(_ settings: BlogConfig, store: any BlogStorage, service: BlogService,
                        termination: TerminationSignal, logger: Logger) async throws {
         raiseFileLimit()
-        var options = BlogServer.Options()
-        options.host = settings.host
-        options.port = settings.port
-        options.maxConnections = settings.maxConnections
-        // The page server's connections and a margin for the database,
-        // the page files and the hashing threads.
-        options.reservedDescriptors = 256 + (settings.httpPort == nil ? 0 : settings.httpMaxConnections)
-        options.evictIdleAfter = settings.evictIdle ? settings.evictIdleAfter : nil
-        options.eventLoops = settings.eventLoops
-        options.maxConnectionsPerAddress = settings.maxConnectionsPerAddress
-        options.hashesPerAddressPerSecond = settings.hashesPerAddressPerSecond
-        options.hashBurstPerAddress = settings.hashBurstPerAddress
-        options.maxHashWait = settings.maxHashWait
-        options.postBytesPerAddressPerSecond = settings.postBytesPerAddressPerSecond
-        options.postBurstBytesPerAddress = settings.postBurstBytesPerAddress
-        options.budgetExempt = settings.budgetExempt
-        options.proxyProtocol = settings.proxyProtocol
-        options.trustedProxies = settings.trustedProxies
-        options.connection.busyDelay = settings.busyDelay
-        options.connection.keepAlive = settings.keepAlive
-        options.connection.maxMessageBytes = settings.maxMessageBytes
-        options.connection.readTimeout = settings.readTimeout
+        let options = Self.serverOptions(settings)
         let server = BlogServer(service: service, options: options, logger: Logger(label: "blogd.server"))
         do {
             try server.start()
@@ -117,7 +101,14 @@ struct Serve: AsyncParsableCommand {
         // Scripts and tests wait for this line: no batching delay.
         BatchedStandardError.shared.flush()
 
-        let signalName = await termination.wait()
+        var current = settings
+        var signalName = ""
+        while signalName.isEmpty {
+            switch await termination.next() {
+            case .stop(let name): signalName = name
+            case .reload: current = await reload(current, server: server, logger: logger)
+            }
+        }
         logger.info("stopping", metadata: ["signal": "\(signalName)"])
         if !server.stop(timeout: 10) {
             logger.warning("some connections did not close in time")
@@ -128,6 +119,33 @@ struct Serve: AsyncParsableCommand {
         logger.info("stopped")
         // Within a bound: a stderr nobody reads must not hold the exit.
         BatchedStandardError.shared.finish(within: 0.5)
+    }
+
+    /// The blog port's options from the configuration.
+    static func serverOptions(_ settings: BlogConfig) -> BlogServer.Options {
+        var options = BlogServer.Options()
+        options.host = settings.host
+        options.port = settings.port
+        options.maxConnections = settings.maxConnections
+        // The page server's connections and a margin for the database,
+        // the page files and the hashing threads.
+        options.reservedDescriptors = 256 + (settings.httpPort == nil ? 0 : settings.httpMaxConnections)
+        options.evictIdleAfter = settings.evictIdle ? settings.evictIdleAfter : nil
+        options.eventLoops = settings.eventLoops
+        options.maxConnectionsPerAddress = settings.maxConnectionsPerAddress
+        options.hashesPerAddressPerSecond = settings.hashesPerAddressPerSecond
+        options.hashBurstPerAddress = settings.hashBurstPerAddress
+        options.maxHashWait = settings.maxHashWait
+        options.postBytesPerAddressPerSecond = settings.postBytesPerAddressPerSecond
+        options.postBurstBytesPerAddress = settings.postBurstBytesPerAddress
+        options.budgetExempt = settings.budgetExempt
+        options.proxyProtocol = settings.proxyProtocol
+        options.trustedProxies = settings.trustedProxies
+        options.connection.busyDelay = settings.busyDelay
+        options.connection.keepAlive = settings.keepAlive
+        options.connection.maxMessageBytes = settings.maxMessageBytes
+        options.connection.readTimeout = settings.readTimeout
+        return options
     }
 
     /// Lets the server hold as many connections as the hard limit allows.

@@ -52,9 +52,11 @@ func bootstrapLogging(_ settings: BlogConfig) {
     // Without TZ, glibc's localtime (a timestamp on every log line) checks
     // /etc/localtime with a stat call each time; with it, it reads it once.
     if getenv("TZ") == nil { setenv("TZ", ":/etc/localtime", 1) }
+    LiveLogLevel.shared.level = Logger.Level(rawValue: settings.logLevel) ?? .info
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler(label: label, stream: BatchedStandardError.shared.stream)
-        handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
-        return handler
+        // The live level filters; the stream handler writes whatever comes.
+        handler.logLevel = .trace
+        return LiveLevelHandler(inner: handler, live: .shared)
     }
 }

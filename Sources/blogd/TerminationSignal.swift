@@ -11,15 +11,24 @@ nonisolated(unsafe) private var signalPipeWrite: Int32 = -1
 nonisolated(unsafe) private var signalsSeen: Int32 = 0
 
 /// SIGINT and SIGTERM, caught from the moment this is created; a second
-/// one exits at once.
+/// one exits at once. And SIGHUP, which never stops the process: it asks
+/// for a reload.
 ///
 /// A plain `sigaction` handler is in place before `init` returns, so a
 /// signal that arrives while the server is still starting is neither lost
 /// nor fatal. (A Dispatch signal source needs the signal ignored first and
 /// installs its own handler later, leaving a window where a signal
-/// vanishes.) The handler writes the signal number to a pipe; `wait()`
+/// vanishes.) The handler writes the signal number to a pipe; `next()`
 /// reads it.
 final class TerminationSignal: Sendable {
+    /// What a signal asks for.
+    enum Request: Sendable, Equatable {
+        /// SIGINT or SIGTERM: stop gracefully (named for the log).
+        case stop(String)
+        /// SIGHUP: read the configuration again.
+        case reload
+    }
+
     private let readEnd: Int32
 
     init() {
@@ -29,11 +38,13 @@ final class TerminationSignal: Sendable {
         _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
         readEnd = ends[0]
         signalPipeWrite = ends[1]
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
-                signalsSeen += 1
-                if signalsSeen > 1 { _exit(128 + number) }
+                if number != SIGHUP {
+                    signalsSeen += 1
+                    if signalsSeen > 1 { _exit(128 + number) }
+                }
                 var byte = UInt8(truncatingIfNeeded: number)
                 _ = write(signalPipeWrite, &byte, 1)
             }
@@ -43,15 +54,19 @@ final class TerminationSignal: Sendable {
         }
     }
 
-    /// Suspends until the first SIGINT or SIGTERM (returns at once if one
-    /// came already); returns its name.
-    func wait() async -> String {
+    /// Suspends until the next signal (returns at once if one came
+    /// already); what it asks for.
+    func next() async -> Request {
         let fd = readEnd
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 var byte: UInt8 = 0
                 while read(fd, &byte, 1) != 1 && errno == EINTR {}
-                continuation.resume(returning: Int32(byte) == SIGINT ? "SIGINT" : "SIGTERM")
+                switch Int32(byte) {
+                case SIGHUP: continuation.resume(returning: .reload)
+                case SIGINT: continuation.resume(returning: .stop("SIGINT"))
+                default: continuation.resume(returning: .stop("SIGTERM"))
+                }
             }
         }
     }

@@ -19,6 +19,14 @@ final class AddressBudget: Sendable {
         self.exempt = exempt
     }
 
+    /// A new rate and burst (a reload).
+    func set(perSecond rate: Double, burst: Double) {
+        buckets.withLock {
+            $0.rate = max(0, rate)
+            $0.burst = max(1, burst)
+        }
+    }
+
     /// Takes `amount` for `key`; false when the address is over its budget.
     func take(_ amount: Double = 1, for key: AddressKey, at now: Moment) -> Bool {
         guard !exempt.contains(key) else { return true }

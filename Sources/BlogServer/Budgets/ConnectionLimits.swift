@@ -26,8 +26,12 @@ enum Admission: Sendable, Equatable {
 /// can both take the last place; the per-address counts sit under a lock
 /// held for a dictionary update.
 final class ConnectionLimits: Sendable {
-    let maxConnections: Int
-    let maxPerAddress: Int
+    /// Changed at run time by a reload (`set`); a lower limit takes no
+    /// connection away, it only refuses new ones until the count is under it.
+    var maxConnections: Int { maxConnectionsNow.load(ordering: .relaxed) }
+    var maxPerAddress: Int { maxPerAddressNow.load(ordering: .relaxed) }
+    private let maxConnectionsNow: Atomic<Int>
+    private let maxPerAddressNow: Atomic<Int>
     /// Addresses without a limit of their own.
     let exempt: Set<AddressKey>
     private let served = Atomic<Int>(0)
@@ -36,9 +40,15 @@ final class ConnectionLimits: Sendable {
     private let perAddress = Mutex<[AddressKey: Int]>([:])
 
     init(maxConnections: Int, maxPerAddress: Int, exempt: Set<AddressKey> = []) {
-        self.maxConnections = max(1, maxConnections)
-        self.maxPerAddress = max(1, maxPerAddress)
+        maxConnectionsNow = Atomic(max(1, maxConnections))
+        maxPerAddressNow = Atomic(max(1, maxPerAddress))
         self.exempt = exempt
+    }
+
+    /// New limits (a reload).
+    func set(maxConnections: Int, maxPerAddress: Int) {
+        maxConnectionsNow.store(max(1, maxConnections), ordering: .relaxed)
+        maxPerAddressNow.store(max(1, maxPerAddress), ordering: .relaxed)
     }
 
     /// Connections accepted since the start, whatever became of them.

@@ -16,8 +16,9 @@ struct TokenBuckets: Sendable {
         var updated: Moment
     }
 
-    let rate: Double
-    let burst: Double
+    /// Changed by a reload: buckets keep their tokens, capped by the new burst.
+    var rate: Double
+    var burst: Double
     let capacity: Int
     private var buckets: [AddressKey: Bucket] = [:]
 

@@ -1,0 +1,46 @@
+import Logging
+import Synchronization
+
+/// The log level every logger of the process follows, changed at run time
+/// (SIGHUP): swift-log asks a handler for its level on every call, so
+/// loggers made before a reload see the new level at once.
+///
+///     LiveLogLevel.shared.level = .debug
+final class LiveLogLevel: Sendable {
+    static let shared = LiveLogLevel()
+
+    private let raw = Atomic<Int>(2) // info
+
+    private static let levels = Logger.Level.allCases
+
+    var level: Logger.Level {
+        get { Self.levels[raw.load(ordering: .relaxed)] }
+        set { raw.store(Self.levels.firstIndex(of: newValue) ?? 2, ordering: .relaxed) }
+    }
+}
+
+/// `StreamLogHandler` at the live level.
+struct LiveLevelHandler: LogHandler {
+    var inner: StreamLogHandler
+    let live: LiveLogLevel
+
+    var logLevel: Logger.Level {
+        get { live.level }
+        // A logger that sets its own level sets it for everyone: there is one.
+        set { live.level = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        inner.log(event: event)
+    }
+}

@@ -1,0 +1,77 @@
+import BlogCore
+import BlogServer
+import Logging
+
+extension Serve {
+    /// What a SIGHUP changes without a restart: the log level, and the blog
+    /// port's connection limits and per-address budgets. Anything else
+    /// changed in the configuration is named in the log as needing one.
+    static let reloadable: Set<String> = [
+        "logLevel", "maxConnections", "maxConnectionsPerAddress", "hashesPerAddressPerSecond",
+        "hashBurstPerAddress", "postBytesPerAddressPerSecond", "postBurstBytesPerAddress",
+    ]
+
+    /// Reads the configuration again (file, environment, flags, as at the
+    /// start) and applies what can be applied live; returns the settings
+    /// now in force. An invalid configuration is logged and changes nothing.
+    func reload(_ current: BlogConfig, server: BlogServer, logger: Logger) async -> BlogConfig {
+        let loaded: BlogConfig
+        do {
+            loaded = try await ConfigLoader.load(file: data.config, flags: dataFlags.merging(commandLineFlags) { $1 })
+        } catch {
+            logger.error("reload failed: the configuration is kept as it was", metadata: ["error": "\(error)"])
+            return current
+        }
+        return applyReload(loaded, over: current, server: server, logger: logger)
+    }
+
+    /// Applies the live part of `new` and returns `current` with it.
+    func applyReload(_ new: BlogConfig, over current: BlogConfig, server: BlogServer, logger: Logger) -> BlogConfig {
+        let changed = Self.changedKeys(current, new)
+        var applied = current
+        applied.logLevel = new.logLevel
+        applied.maxConnections = new.maxConnections
+        applied.maxConnectionsPerAddress = new.maxConnectionsPerAddress
+        applied.hashesPerAddressPerSecond = new.hashesPerAddressPerSecond
+        applied.hashBurstPerAddress = new.hashBurstPerAddress
+        applied.postBytesPerAddressPerSecond = new.postBytesPerAddressPerSecond
+        applied.postBurstBytesPerAddress = new.postBurstBytesPerAddress
+        LiveLogLevel.shared.level = Logger.Level(rawValue: applied.logLevel) ?? .info
+        server.reload(limits: Self.serverOptions(applied))
+        let live = changed.filter(Self.reloadable.contains)
+        let later = changed.filter { !Self.reloadable.contains($0) }
+        logger.notice("configuration reloaded", metadata: [
+            "applied": "\(live.map(Self.fileKey).joined(separator: ","))",
+            "needs_restart": "\(later.map(Self.fileKey).joined(separator: ","))",
+            "max_connections": "\(server.maxConnections)"])
+        return applied
+    }
+
+    /// The `--db` and `--public` flags, as `DataOptions.load` passes them.
+    private var dataFlags: [String: String] {
+        var flags: [String: String] = [:]
+        flags["db"] = data.db
+        flags["public"] = data.publicFolder
+        return flags
+    }
+
+    /// The names of the settings that differ (property names: `BlogConfig`
+    /// keeps no other list of its keys).
+    static func changedKeys(_ a: BlogConfig, _ b: BlogConfig) -> [String] {
+        zip(Mirror(reflecting: a).children, Mirror(reflecting: b).children).compactMap { left, right in
+            guard let label = left.label, String(describing: left.value) != String(describing: right.value) else { return nil }
+            return label
+        }
+    }
+
+    /// `maxConnectionsPerAddress` as the configuration file spells it.
+    static func fileKey(_ property: String) -> String {
+        switch property {
+        case "database": "db"
+        case "publicFolder": "public"
+        default: property.reduce(into: "") { key, character in
+            if character.isUppercase { key += "_" + character.lowercased() } else { key.append(character) }
+        }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGHUP never stops blogd: it reads the configuration again and applies
+/// the log level and the blog port's limits at once.
+@Suite(.serialized)
+struct ReloadTests {
+    @Test func sighupReloadsLimitsAndLogLevelAndNeverKills() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-reload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("blogd.json")
+        func write(_ json: String) throws { try Data(json.utf8).write(to: config) }
+        try write(#"{"log_level": "info", "max_connections_per_address": 32, "busy_delay": 0}"#)
+        let server = try BlogdProcess(
+            ["serve", "--config", config.path, "--host", "127.0.0.1", "--port", "0",
+             "--db", folder.appendingPathComponent("blog.sqlite").path,
+             "--public", folder.appendingPathComponent("public").path])
+        defer { server.ensureStopped() }
+        let port = try server.waitForPort()
+
+        // One address may hold two connections now...
+        let first = try WireConnection(port: port, from: "127.0.0.2")
+        defer { first.close() }
+        #expect(try exchange("probe[E];", port: port, from: "127.0.0.2") == "err:CMD[E];")
+
+        // ...and one after the reload.
+        try write(#"{"log_level": "debug", "max_connections_per_address": 1, "busy_delay": 0, "read_timeout": 30}"#)
+        kill(server.pid, SIGHUP)
+        #expect(server.waitUntil(timeout: 60) { server.stderr.contains("configuration reloaded") })
+        #expect(server.process.isRunning)
+        let line = server.stderr.split(separator: "\n").first { $0.contains("configuration reloaded") }.map(String.init) ?? ""
+        #expect(line.contains("applied=max_connections_per_address,log_level "), "\(line)")
+        #expect(line.contains("needs_restart=read_timeout "), "\(line)")
+        #expect(try exchange("probe[E];", port: port, from: "127.0.0.2") == "err:BUSY[E];")
+        #expect(try exchange("probe[E];", port: port, from: "127.0.0.3") == "err:CMD[E];")
+
+        // A broken file changes nothing and stops nothing.
+        try write("{ not json")
+        kill(server.pid, SIGHUP)
+        #expect(server.waitUntil(timeout: 60) { server.stderr.contains("reload failed") })
+        #expect(server.process.isRunning)
+        #expect(try exchange("probe[E];", port: port, from: "127.0.0.2") == "err:BUSY[E];")
+
+        // SIGHUPs are not counted as stops: the first SIGTERM is a graceful one.
+        #expect(server.stop(signal: SIGTERM, timeout: 60) == 0)
+        #expect(server.stderr.contains("stopped"))
+    }
+}
