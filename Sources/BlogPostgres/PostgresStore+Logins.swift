@@ -24,6 +24,19 @@ extension PostgresStore {
         try execute("DELETE FROM leases WHERE expires_at < \(date.timeIntervalSince1970)")
     }
 
+    @discardableResult
+    public func deleteStaleLoginFailures(at date: Date, policy: LoginThrottle.Policy) throws(StorageError) -> Int {
+        let now = date.timeIntervalSince1970
+        return try rows("""
+            WITH gone AS (
+                DELETE FROM login_failures
+                WHERE (locked_until IS NOT NULL AND locked_until <= \(now))
+                   OR (locked_until IS NULL AND \(now) - first_failure > \(policy.window))
+                RETURNING 1)
+            SELECT count(*)::bigint FROM gone
+            """) { row in Int(try row.decode(Int64.self)) }.first ?? 0
+    }
+
     /// Counts one failed login in one statement, so that failures counted
     /// at once by several instances are all counted: a stale record (its
     /// lockout over, or its window passed without a lockout) starts again

@@ -101,6 +101,8 @@ struct Serve: AsyncParsableCommand {
         // Scripts and tests wait for this line: no batching delay.
         BatchedStandardError.shared.flush()
 
+        let pruner = Self.startPruning(service, logger: logger)
+        defer { pruner.cancel() }
         var current = settings
         var signalName = ""
         while signalName.isEmpty {
@@ -146,6 +148,23 @@ struct Serve: AsyncParsableCommand {
         options.connection.maxMessageBytes = settings.maxMessageBytes
         options.connection.readTimeout = settings.readTimeout
         return options
+    }
+
+    /// Expired leases and stale failed logins deleted every minute, off the
+    /// request path: a flood of random names leaves no rows for good.
+    static func startPruning(_ service: BlogService, logger: Logger) -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "blogd.prune", qos: .utility))
+        timer.schedule(deadline: .now() + 60, repeating: 60, leeway: .seconds(5))
+        timer.setEventHandler {
+            do {
+                let failures = try service.pruneLoginState()
+                if failures > 0 { logger.debug("stale failed logins deleted", metadata: ["count": "\(failures)"]) }
+            } catch {
+                logger.warning("pruning login state failed", metadata: ["error": "\(error)"])
+            }
+        }
+        timer.resume()
+        return timer
     }
 
     /// Lets the server hold as many connections as the hard limit allows.

@@ -74,15 +74,15 @@ struct LoginLeasesTests {
         #expect(LoginLeases(duration: 42).duration == 42)
     }
 
-    @Test func sweepRemovesExpiredPastThreshold() throws {
+    @Test func aGrantForgetsTheExpiredLeases() throws {
         let clock = TestClock()
-        let leases = LoginLeases(duration: 10, sweepThreshold: 4, now: clock.closure)
+        let leases = LoginLeases(duration: 10, now: clock.closure)
         for index in 0 ..< 3 { try leases.grant(user("old\(index)"), from: "10.0.0.1") }
         clock.advance(by: 5)
         try leases.grant(user("fresh"), from: "10.0.0.1")
         #expect(leases.count == 4)
         clock.advance(by: 6) // the three old ones expired, "fresh" has 4 s left
-        #expect(leases.count == 4, "expired leases stay until a grant sweeps them")
+        #expect(leases.count == 4, "expired leases stay until a grant passes them")
         try leases.grant(user("new"), from: "10.0.0.2")
         #expect(leases.count == 2)
         #expect(try leases.isHeld(by: user("fresh"), from: "10.0.0.1"))
@@ -90,13 +90,27 @@ struct LoginLeasesTests {
         #expect(try !leases.isHeld(by: user("old0"), from: "10.0.0.1"))
     }
 
-    @Test func noSweepBelowThreshold() throws {
+    @Test func aRenewedLeaseIsNotForgottenWithItsFirstGrant() throws {
         let clock = TestClock()
-        let leases = LoginLeases(duration: 10, sweepThreshold: 100, now: clock.closure)
-        for index in 0 ..< 10 { try leases.grant(user("u\(index)"), from: "10.0.0.1") }
-        clock.advance(by: 20)
-        try leases.grant(user("late"), from: "10.0.0.1")
-        #expect(leases.count == 11)
+        let leases = LoginLeases(duration: 10, now: clock.closure)
+        try leases.grant(user("alice"), from: "10.0.0.1")
+        clock.advance(by: 8)
+        try leases.grant(user("alice"), from: "10.0.0.1")
+        clock.advance(by: 5) // the first grant's time is over, the renewal's is not
+        try leases.grant(user("bob"), from: "10.0.0.2")
+        #expect(try leases.isHeld(by: user("alice"), from: "10.0.0.1"))
+        #expect(leases.count == 2)
+    }
+
+    @Test func pastTheCapacityTheOldestAreForgotten() throws {
+        let clock = TestClock()
+        let leases = LoginLeases(duration: 3600, capacity: 100, now: clock.closure)
+        for index in 0 ..< 1000 {
+            try leases.grant(user("u\(index)"), from: "10.0.0.1")
+            #expect(leases.count <= 101)
+        }
+        #expect(try leases.isHeld(by: user("u999"), from: "10.0.0.1"))
+        #expect(try !leases.isHeld(by: user("u0"), from: "10.0.0.1"), "no database to ask")
     }
 
     @Test func manyAddressesPerUser() throws {
@@ -151,18 +165,28 @@ struct LoginLeasesTests {
         }
     }
 
-    @Test func aSweepDeletesExpiredLeasesFromTheDatabase() throws {
-        try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
-            defer { try? store.close() }
-            let clock = TestClock()
-            let leases = LoginLeases(duration: 10, storage: store, sweepThreshold: 2, now: clock.closure)
-            try leases.grant(user("old"), from: "10.0.0.1")
-            try leases.grant(user("older"), from: "10.0.0.1")
-            clock.advance(by: 11)
-            try leases.grant(user("new"), from: "10.0.0.1")
-            #expect(try store.leaseExpiry(userKey: "old", address: "10.0.0.1") == nil)
-            #expect(try store.leaseExpiry(userKey: "new", address: "10.0.0.1") != nil)
+    @Test func pruningDeletesExpiredLeasesAndStaleFailuresFromTheDatabase() throws {
+        try withService(loginLease: 10, loginThrottle: .init(allowedFailures: 2, window: 100, lockout: 50)) { (fx: ServiceFixture) throws in
+            var session = Session(peerAddress: "10.0.0.1")
+            #expect(fx.send("register:alice:pw", &session) == .registered)
+            // Random names: a failure row each, and one name locked out.
+            for index in 0 ..< 5 {
+                var guesser = Session(peerAddress: "10.0.9.\(index)")
+                #expect(fx.send("login:nobody\(index):x", &guesser) == .loginRefused)
+            }
+            var locked = Session(peerAddress: "10.0.8.1")
+            for _ in 0 ..< 2 { #expect(fx.send("login:alice:wrong", &locked) == .loginRefused) }
+            #expect(try fx.service.pruneLoginState() == 0, "nothing is stale yet")
+
+            fx.clock.advance(by: 60) // the lease and the lockout are over; the windows are not
+            #expect(try fx.service.pruneLoginState() == 1)
+            #expect(try fx.store.leaseExpiry(userKey: "alice", address: "10.0.0.1") == nil)
+            #expect(try fx.store.loginFailures(userKey: "alice", address: "10.0.8.1") == nil)
+            #expect(try fx.store.loginFailures(userKey: "nobody0", address: "10.0.9.0") != nil)
+
+            fx.clock.advance(by: 50) // every window is past
+            #expect(try fx.service.pruneLoginState() == 5)
+            #expect(try fx.store.loginFailures(userKey: "nobody4", address: "10.0.9.4") == nil)
         }
     }
 }

@@ -61,6 +61,9 @@ struct PageWriterTests {
         func loginFailures(userKey: String, address: String) throws(StorageError) -> LoginFailures? {
             try store.loginFailures(userKey: userKey, address: address)
         }
+        func deleteStaleLoginFailures(at date: Date, policy: LoginThrottle.Policy) throws(StorageError) -> Int {
+            try store.deleteStaleLoginFailures(at: date, policy: policy)
+        }
         func clearLoginFailures(userKey: String, address: String) throws(StorageError) {
             try store.clearLoginFailures(userKey: userKey, address: address)
         }

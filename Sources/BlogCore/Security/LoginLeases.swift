@@ -9,24 +9,56 @@ import BlogWire
 /// lets the same address post through another, and a lease survives a
 /// restart. Memory holds the leases seen, so a post asks the database only
 /// for a lease this process has not seen yet.
+///
+/// Memory is bounded without sweeps: leases are queued in the order they
+/// were granted, which is the order they expire in (one duration for all),
+/// so each grant forgets the expired ones at the front, O(1) amortized
+/// (a sweep of the whole map past 10,000 leases cost every grant that
+/// much). Past `capacity` live leases, the oldest are forgotten here; the
+/// database still has them.
 public final class LoginLeases: Sendable {
     private struct Key: Hashable {
         var user: String
         var address: String
     }
 
+    private struct Table {
+        var expiries: [Key: Date] = [:]
+        /// Grants in order, expired or renewed ones included until they
+        /// reach the front.
+        var queue: [(key: Key, expiry: Date)] = []
+        var head = 0
+
+        mutating func set(_ key: Key, until expiry: Date, now: Date, capacity: Int) {
+            expiries[key] = expiry
+            queue.append((key, expiry))
+            while head < queue.count {
+                let (first, until) = queue[head]
+                let current = expiries[first]
+                // A renewed lease left this entry behind; an expired one goes.
+                guard current != until || until <= now || expiries.count > capacity else { break }
+                if current == until { expiries[first] = nil }
+                head += 1
+            }
+            if head > 1024 && head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
     public let duration: TimeInterval
+    /// Live leases remembered here at most.
+    public let capacity: Int
     private let now: @Sendable () -> Date
-    private let leases = Mutex<[Key: Date]>([:])
-    /// Past this many leases, expired ones are swept on the next grant.
-    private let sweepThreshold: Int
+    private let leases = Mutex(Table())
     private let storage: (any BlogStorage)?
 
-    public init(duration: TimeInterval, storage: (any BlogStorage)? = nil, sweepThreshold: Int = 10_000,
+    public init(duration: TimeInterval, storage: (any BlogStorage)? = nil, capacity: Int = 100_000,
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.duration = duration
         self.storage = storage
-        self.sweepThreshold = sweepThreshold
+        self.capacity = max(1, capacity)
         self.now = now
     }
 
@@ -35,18 +67,8 @@ public final class LoginLeases: Sendable {
     public func grant(_ user: Username, from address: String) throws(StorageError) {
         let current = now()
         let expiry = current.addingTimeInterval(duration)
-        let swept = leases.withLock { leases in
-            var swept = false
-            if leases.count >= sweepThreshold {
-                leases = leases.filter { $0.value > current }
-                swept = true
-            }
-            leases[Key(user: user.key, address: address)] = expiry
-            return swept
-        }
-        guard let storage else { return }
-        if swept { try storage.deleteLeases(expiredBefore: current) }
-        try storage.grantLease(userKey: user.key, address: address, until: expiry)
+        leases.withLock { $0.set(Key(user: user.key, address: address), until: expiry, now: current, capacity: capacity) }
+        try storage?.grantLease(userKey: user.key, address: address, until: expiry)
     }
 
     /// Whether `user` holds an unexpired lease at `address`: granted here,
@@ -54,13 +76,14 @@ public final class LoginLeases: Sendable {
     public func isHeld(by user: Username, from address: String) throws(StorageError) -> Bool {
         let current = now()
         let key = Key(user: user.key, address: address)
-        if let expiry = leases.withLock({ $0[key] }), expiry > current { return true }
+        if let expiry = leases.withLock({ $0.expiries[key] }), expiry > current { return true }
         guard let storage, let expiry = try storage.leaseExpiry(userKey: user.key, address: address),
               expiry > current else { return false }
-        leases.withLock { $0[key] = expiry }
+        leases.withLock { $0.set(key, until: expiry, now: current, capacity: capacity) }
         return true
     }
 
-    /// How many leases are stored, expired ones included until swept.
-    public var count: Int { leases.withLock { $0.count } }
+    /// How many leases are remembered, expired ones included until a grant
+    /// passes them.
+    public var count: Int { leases.withLock { $0.expiries.count } }
 }

@@ -199,6 +199,16 @@ public final class BlogService: Sendable {
         }
     }
 
+    /// Deletes the login state that counts for nothing any more: expired
+    /// leases and stale failed-login records (blogd does it every minute).
+    /// Returns how many failed-login records went.
+    @discardableResult
+    public func pruneLoginState() throws(StorageError) -> Int {
+        let current = now()
+        try storage.deleteLeases(expiredBefore: current)
+        return try storage.deleteStaleLoginFailures(at: current, policy: settings.loginThrottle)
+    }
+
     /// Rewrites a user's pages (main and archives) from the database.
     public func rebuildPage(of owner: UserRecord) throws {
         _ = try storage.withPageLock(userID: owner.id ?? -1) { try userPages.repair(owner, force: true) }

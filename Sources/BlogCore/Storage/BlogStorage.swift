@@ -84,6 +84,13 @@ public protocol BlogStorage: Sendable {
     /// The stored failed-login record, nil when there is none.
     func loginFailures(userKey: String, address: String) throws(StorageError) -> LoginFailures?
 
+    /// Forgets every failed-login record that is stale at `date` (its
+    /// lockout over, or its window past without one): such a record counts
+    /// for nothing any more, and a flood of random names would otherwise
+    /// leave a row each for good. Returns how many went.
+    @discardableResult
+    func deleteStaleLoginFailures(at date: Date, policy: LoginThrottle.Policy) throws(StorageError) -> Int
+
     /// Forgets the failed logins of `userKey` at `address`.
     func clearLoginFailures(userKey: String, address: String) throws(StorageError)
 

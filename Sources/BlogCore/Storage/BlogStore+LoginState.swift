@@ -26,6 +26,18 @@ extension BlogStore {
         }
     }
 
+    @discardableResult
+    public func deleteStaleLoginFailures(at date: Date, policy: LoginThrottle.Policy) throws(StorageError) -> Int {
+        try writeState { db in
+            try db.execute(sql: """
+                DELETE FROM login_failures
+                WHERE (locked_until IS NOT NULL AND locked_until <= ?1)
+                   OR (locked_until IS NULL AND ?1 - first_failure > ?2)
+                """, arguments: [date.timeIntervalSince1970, policy.window])
+            return db.changesCount
+        }
+    }
+
     public func recordLoginFailure(userKey: String, address: String, at date: Date,
                                    policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures {
         try writeState { db in
