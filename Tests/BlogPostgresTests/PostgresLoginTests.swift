@@ -46,6 +46,22 @@ struct PostgresLoginTests {
         }
     }
 
+    @Test func staleFailuresAreDeleted() throws {
+        try withStore { (store: PostgresStore, _: String) throws in
+            // alice at a: locked out until t0 + 620; bob at a: one failure at t0.
+            for offset in [0.0, 10, 20] {
+                _ = try store.recordLoginFailure(userKey: "alice", address: "a", at: t0.addingTimeInterval(offset), policy: policy)
+            }
+            _ = try store.recordLoginFailure(userKey: "bob", address: "a", at: t0, policy: policy)
+            #expect(try store.deleteStaleLoginFailures(at: t0.addingTimeInterval(200), policy: policy) == 0)
+            #expect(try store.deleteStaleLoginFailures(at: t0.addingTimeInterval(301), policy: policy) == 1, "bob's window is past")
+            #expect(try store.loginFailures(userKey: "bob", address: "a") == nil)
+            #expect(try store.loginFailures(userKey: "alice", address: "a") != nil, "still locked out")
+            #expect(try store.deleteStaleLoginFailures(at: t0.addingTimeInterval(620), policy: policy) == 1)
+            #expect(try store.loginFailures(userKey: "alice", address: "a") == nil)
+        }
+    }
+
     @Test func aStaleWindowStartsAgain() throws {
         try withStore { (store: PostgresStore, _: String) throws in
             _ = try store.recordLoginFailure(userKey: "alice", address: "a", at: t0, policy: policy)
