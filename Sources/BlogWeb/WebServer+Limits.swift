@@ -11,8 +11,11 @@ extension WebServer {
     ///   whole response, or, on a kept-alive connection, the next request
     ///   arriving; so a silent client, one that trickles its head or body,
     ///   and one that does not read its response are all cut off;
-    /// - more than `maxConnections` at once: the extra ones are not
-    ///   accepted (they wait in the kernel's backlog) until one closes.
+    /// - more than `maxConnectionsPerAddress` from one address (an IPv6
+    ///   /64): the extra one is closed at once;
+    /// - more than `maxConnections` at once: the newcomer takes the place of
+    ///   the connection idle longest, from the address holding the most
+    ///   (closed); with none idle, the newcomer is closed.
     ///
     ///     var limits = WebServer.Limits()
     ///     limits.timeout = .seconds(5)
@@ -26,13 +29,18 @@ extension WebServer {
         /// Time allowed for each step of a connection (see above).
         /// Default 10 seconds.
         public var timeout: Duration
-        /// Connections served at once. Default 256.
+        /// Connections served at once. Default 4096: an idle one costs a
+        /// descriptor and a few kilobytes.
         public var maxConnections: Int
+        /// Connections from one address at once. Default 32.
+        public var maxConnectionsPerAddress: Int
 
-        public init(maxHeaderBytes: Int = 16 * 1024, timeout: Duration = .seconds(10), maxConnections: Int = 256) {
+        public init(maxHeaderBytes: Int = 16 * 1024, timeout: Duration = .seconds(10), maxConnections: Int = 4096,
+                    maxConnectionsPerAddress: Int = 32) {
             self.maxHeaderBytes = maxHeaderBytes
             self.timeout = timeout
             self.maxConnections = maxConnections
+            self.maxConnectionsPerAddress = maxConnectionsPerAddress
         }
     }
 }

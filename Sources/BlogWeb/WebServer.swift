@@ -32,11 +32,16 @@ public final class WebServer: Sendable {
     /// Connections open right now (for tests).
     var openConnections: Int { connections.count }
 
+    /// Since the start: connections closed over the per-address limit (or
+    /// with none idle to evict), and idle ones evicted for newcomers.
+    public var refusals: (refused: Int, evicted: Int) { connections.refusals }
+
     /// Starts serving `folder` on `host` (`*` for every address, IPv4 and
     /// IPv6; `localhost`; or an IPv4 or IPv6 address) and `port` (0 for
     /// any free one); returns once it listens. Call `stop()` when done.
     /// `health`, when given, answers `/healthz` (see `PublicFolderHandler`);
-    /// it may block, and runs on the file thread.
+    /// it may block: it runs on a thread of its own, one at a time, and
+    /// one that has not answered within a second is a 503 (`HealthProbe`).
     public init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
                 health: (@Sendable () -> Bool)? = nil) async throws(StartError) {
         guard let bindHosts = ListenHost.bindHosts(for: host) else { throw .badHost(host) }
@@ -44,11 +49,10 @@ public final class WebServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let fileThread = NIOThreadPool(numberOfThreads: 1)
         fileThread.start()
-        let connections = OpenConnections()
-        var healthy: (@Sendable () async -> Bool)?
-        if let health {
-            healthy = { (try? await fileThread.runIfActive { health() }) ?? false }
-        }
+        let connections = OpenConnections(maxConnections: limits.maxConnections,
+                                          maxPerAddress: limits.maxConnectionsPerAddress)
+        // Never on the file thread: a database that hangs would stop the pages.
+        let healthy = health.map { HealthProbe(limit: 1, $0).check }
         let files = PublicFolderHandler(folder: folder, read: { path in
             try? await fileThread.runIfActive { PublicFolderHandler.readFile(atPath: path) }
         }, health: healthy)
@@ -157,7 +161,10 @@ public final class WebServer: Sendable {
             childChannelSetup: channel,
             configuration: ServerConfiguration(
                 address: .hostname(host, port: port),
-                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)),
+                // A backstop only: past the cap, a newcomer evicts an idle
+                // connection (`OpenConnections`), so accepting goes on; this
+                // keeps the descriptors bounded if none is idle.
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections + 64, logger: logger)),
             onServerRunning: { listener in
                 // NIO accepts up to 4 connections per wakeup and the cap is
                 // checked between wakeups: one at a time keeps it exact.

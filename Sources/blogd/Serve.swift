@@ -72,7 +72,8 @@ struct Serve: AsyncParsableCommand {
                                           port: httpPort, logger: Logger(label: "blogd.http"),
                                           limits: WebServer.Limits(maxHeaderBytes: settings.httpMaxHeaderBytes,
                                                                    timeout: .milliseconds(Int64(settings.httpTimeout * 1000)),
-                                                                   maxConnections: settings.httpMaxConnections),
+                                                                   maxConnections: settings.httpMaxConnections,
+                                                                   maxConnectionsPerAddress: settings.httpMaxConnectionsPerAddress),
                                           health: { [store] in
                                               // Healthy: the database answers. A stopping server has
                                               // closed its port already, which a balancer sees too.

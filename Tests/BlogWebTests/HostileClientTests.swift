@@ -77,32 +77,102 @@ struct HostileClientTests {
         await web.stop()
     }
 
-    @Test func connectionsBeyondTheCapWaitUntilOneCloses() async throws {
+    @Test func pastTheCapANewcomerTakesTheLongestIdlePlace() async throws {
         // A long timeout: no connection may close on its own here.
         let web = try await start(.init(timeout: .seconds(600), maxConnections: 2))
         let port = web.port
         let (first, second) = try await offPool {
-            let first = try RawHTTPConnection(port: port), second = try RawHTTPConnection(port: port)
-            // Served, so accepted; kept alive, so still counted.
+            let first = try RawHTTPConnection(port: port, source: "127.0.0.3")
             _ = try first.request("/alice.html")
+            let second = try RawHTTPConnection(port: port, source: "127.0.0.3")
             _ = try second.request("/alice.html")
             return (first, second)
         }
         #expect(web.openConnections == 2)
-        let third = try await offPool {
-            let third = try RawHTTPConnection(port: port)
-            third.send("GET /alice.html HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            return third
+        // Served at once: the first, idle longest, makes room.
+        let reply = try await offPool {
+            let third = try RawHTTPConnection(port: port, source: "127.0.0.2")
+            defer { third.close() }
+            return try third.request("/alice.html")
         }
-        // Nothing for the third while two are open. (A slow machine can
-        // only make this pass, never fail.)
-        #expect(try await offPool { third.somethingArrives(within: 0.5) } == false)
-        #expect(web.openConnections == 2)
-        first.close()
-        let reply = try await offPool { try third.readResponse() }
         #expect(reply.status == 200)
+        // Closed by the server (a guard of 60 s throws otherwise).
+        _ = try await offPool { try first.readUntilEnd() }
+        #expect(web.refusals.evicted == 1)
+        // The second is still served.
+        #expect(try await offPool { try second.request("/alice.html") }.status == 200)
+        first.close()
         second.close()
-        third.close()
+        await web.stop()
+    }
+
+    @Test func oneAddressHoldsAtMostItsLimit() async throws {
+        let web = try await start(.init(timeout: .seconds(600), maxConnectionsPerAddress: 2))
+        let port = web.port
+        let held = try await offPool {
+            try (0..<2).map { _ in
+                let connection = try RawHTTPConnection(port: port, source: "127.0.0.3")
+                _ = try connection.request("/alice.html")
+                return connection
+            }
+        }
+        // A third from the same address is closed at once; another
+        // address is served.
+        let refused = try await offPool {
+            let third = try RawHTTPConnection(port: port, source: "127.0.0.3")
+            defer { third.close() }
+            third.send("GET /alice.html HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            return try third.readUntilEnd()
+        }
+        #expect(refused.bytes.isEmpty)
+        #expect(web.refusals.refused == 1)
+        let other = try await offPool {
+            let other = try RawHTTPConnection(port: port, source: "127.0.0.2")
+            defer { other.close() }
+            return try other.request("/alice.html")
+        }
+        #expect(other.status == 200)
+        held.forEach { $0.close() }
+        await web.stop()
+    }
+
+    /// A health check that never answers is a 503 within its second, and
+    /// pages are served meanwhile: it never runs on the file thread.
+    @Test func aHangingHealthCheckIs503AndPagesGoOn() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let hanging = Atomic<Bool>(true)
+        let calls = Atomic<Int>(0)
+        let web = try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"),
+                                      health: {
+                                          calls.add(1, ordering: .relaxed)
+                                          if hanging.load(ordering: .relaxed) { release.wait() }
+                                          return true
+                                      })
+        let port = web.port
+        let replies = try await offPool {
+            try (0..<3).map { _ in
+                let connection = try RawHTTPConnection(port: port)
+                defer { connection.close() }
+                return try connection.request("/healthz").status
+            }
+        }
+        #expect(replies == [503, 503, 503])
+        #expect(calls.load(ordering: .relaxed) == 1, "one check at a time, shared")
+        let page = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            return try connection.request("/alice.html").status
+        }
+        #expect(page == 200)
+        hanging.store(false, ordering: .relaxed)
+        release.signal()
+        // Healthy again once the check answers.
+        #expect(try await eventually {
+            (try? RawHTTPConnection(port: port)).map { connection in
+                defer { connection.close() }
+                return (try? connection.request("/healthz").status) == 200
+            } ?? false
+        })
         await web.stop()
     }
 

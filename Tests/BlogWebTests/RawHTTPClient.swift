@@ -44,11 +44,15 @@ final class RawHTTPConnection: @unchecked Sendable {
     private var buffer: [UInt8] = []
     private let closed = Atomic<Bool>(false)
 
-    init(port: Int, host: String = "127.0.0.1", guardSeconds: Double = 60, receiveBuffer: Int32? = nil) throws {
+    /// With `source`, the connection comes from that local address (any
+    /// of 127/8 on Linux), as another client's would.
+    init(port: Int, host: String = "127.0.0.1", source: String? = nil, guardSeconds: Double = 60,
+         receiveBuffer: Int32? = nil) throws {
         let address = try SocketAddress(ip: host, port: port)
         let socket = try Socket.tcp(family: address.family)
         if let receiveBuffer { try socket.setReceiveBuffer(receiveBuffer) }
         do {
+            if let source { try socket.bind(to: SocketAddress(ip: source, port: 0)) }
             try socket.setBlocking(true)
             try socket.setTimeouts(seconds: guardSeconds)
             try socket.connect(to: address, until: Deadline(seconds: guardSeconds))

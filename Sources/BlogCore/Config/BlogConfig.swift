@@ -16,8 +16,11 @@ public struct BlogConfig: Sendable, Equatable {
     /// Seconds an HTTP connection may take for each step: a request in, a
     /// response out, the next request to arrive.
     public var httpTimeout = 10.0
-    /// HTTP connections open at once; more wait in the kernel's backlog.
-    public var httpMaxConnections = 256
+    /// HTTP connections open at once; past it a newcomer evicts the
+    /// connection idle longest.
+    public var httpMaxConnections = 4096
+    /// HTTP connections from one address (an IPv6 /64) at once.
+    public var httpMaxConnectionsPerAddress = 32
     /// The web folder where `NAME.html` pages go, beside `style.css`.
     public var publicFolder = "public"
     /// Answer many messages per connection instead of one.

@@ -81,6 +81,7 @@ public enum ConfigLoader {
         config.httpMaxHeaderBytes = try int(reader, "http_max_header_bytes", config.httpMaxHeaderBytes, 1024...(1 << 20))
         config.httpTimeout = try double(reader, "http_timeout", config.httpTimeout, 0.01...3600)
         config.httpMaxConnections = try int(reader, "http_max_connections", config.httpMaxConnections, 1...1_000_000)
+        config.httpMaxConnectionsPerAddress = try int(reader, "http_max_connections_per_address", config.httpMaxConnectionsPerAddress, 1...1_000_000)
         config.database = try string(reader, "db", config.database)
         config.publicFolder = try string(reader, "public", config.publicFolder)
         config.keepAlive = try bool(reader, "keep_alive", config.keepAlive)
