@@ -20,14 +20,24 @@ final class LiveLogLevel: Sendable {
 }
 
 /// `StreamLogHandler` at the live level.
+///
+/// A logger that sets its own level sets a floor for itself only (the
+/// page server quiets Hummingbird's start-up lines to warnings this way):
+/// had it set the live level, every logger of the process would have gone
+/// quiet, the "listening on" line that scripts wait for among them.
 struct LiveLevelHandler: LogHandler {
     var inner: StreamLogHandler
     let live: LiveLogLevel
+    private var floor: Logger.Level = .trace
+
+    init(inner: StreamLogHandler, live: LiveLogLevel) {
+        self.inner = inner
+        self.live = live
+    }
 
     var logLevel: Logger.Level {
-        get { live.level }
-        // A logger that sets its own level sets it for everyone: there is one.
-        set { live.level = newValue }
+        get { max(live.level, floor) }
+        set { floor = newValue }
     }
 
     var metadata: Logger.Metadata {
