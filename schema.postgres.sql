@@ -45,3 +45,11 @@ CREATE TABLE login_failures (
     locked_until  double precision,
     PRIMARY KEY (user_key, address)
 );
+
+-- A post's token: inserted with the post, or by a claim that settles an
+-- insert whose commit was not heard (post_id NULL: never stored).
+CREATE TABLE post_tokens (
+    token      uuid        PRIMARY KEY,
+    post_id    bigint,
+    settled_at timestamptz NOT NULL DEFAULT now()
+);

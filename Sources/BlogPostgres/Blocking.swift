@@ -1,6 +1,7 @@
 import Foundation
 import Dispatch
 import Synchronization
+import BlogCore
 
 /// Runs PostgresNIO's async calls for `BlogStorage`'s synchronous callers.
 ///
@@ -15,17 +16,28 @@ import Synchronization
 struct Blocking: Sendable {
     let executor = ThreadExecutor.shared
 
-    /// Runs `work` to its end and returns its result, blocking this thread.
-    func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+    /// Runs `work` to its end and returns its result, blocking this thread;
+    /// for at most `seconds`, when given: then the work is cancelled and
+    /// `StorageError.deadlineExceeded` thrown at once, whether or not the
+    /// work has noticed (a database that does not answer must not hold the
+    /// caller, nor anyone behind it).
+    func run<T: Sendable>(within seconds: Double? = nil, _ work: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Mutex<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: executor) {
+        let task = Task(executorPreference: executor) {
             let result: Result<T, any Error>
             do { result = .success(try await work()) } catch { result = .failure(error) }
             outcome.withLock { $0 = result }
             done.signal()
         }
-        done.wait()
+        if let seconds {
+            if done.wait(timeout: .now() + seconds) == .timedOut {
+                task.cancel()
+                throw StorageError.deadlineExceeded(seconds: seconds)
+            }
+        } else {
+            done.wait()
+        }
         return try outcome.withLock { $0! }.get()
     }
 }

@@ -24,6 +24,23 @@ enum PostgresFailure {
         return .failed(reason(error))
     }
 
+    /// Whether a transaction that failed with `error` may still have
+    /// committed: its answer never came (the connection broke, the
+    /// server shut down, the deadline passed). An error the server sent
+    /// for a statement means it rolled the transaction back.
+    static func mayHaveCommitted(_ error: StorageError) -> Bool {
+        switch error {
+        case .deadlineExceeded, .outcomeUnknown: return true
+        case .nameTaken, .unknownUser, .missing, .cannotOpen: return false
+        case .failed(let reason):
+            // Connection errors (class 08) and shutdowns (57P01-57P03)
+            // end a session whatever its transaction had reached; any
+            // other SQLSTATE is the server's answer to a statement.
+            guard let state = reason.wholeMatch(of: /SQLSTATE (\w{5}):.*/)?.output.1 else { return true }
+            return state.hasPrefix("08") || state.hasPrefix("57P")
+        }
+    }
+
     /// A PostgresNIO error in words, for errors that do not come from the
     /// server (connection refused, closed, pool shut down).
     static func reason(_ error: any Error) -> String {

@@ -52,6 +52,15 @@ public enum PostgresSchema {
                 PRIMARY KEY (user_key, address)
             );
             """),
+        Migration(version: 3, name: "post tokens", sql: """
+            -- A post's token: inserted with the post, or by a claim that settles an
+            -- insert whose commit was not heard (post_id NULL: never stored).
+            CREATE TABLE post_tokens (
+                token      uuid        PRIMARY KEY,
+                post_id    bigint,
+                settled_at timestamptz NOT NULL DEFAULT now()
+            );
+            """),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

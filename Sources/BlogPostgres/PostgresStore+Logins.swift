@@ -86,7 +86,10 @@ extension PostgresStore {
     }
 
     /// One round trip: `SELECT 1` on a pooled connection.
+    /// Within a second at most: a health check must answer quickly.
     public func ping() throws(StorageError) {
-        try execute("SELECT 1")
+        try withConnection(within: min(1, deadline)) { [logger] connection in
+            _ = try await connection.query("SELECT 1", logger: logger).collect()
+        }
     }
 }

@@ -1,4 +1,5 @@
 import BlogCore
+import Foundation
 import Dispatch
 import PostgresNIO
 import Synchronization
@@ -20,13 +21,13 @@ extension PostgresStore {
         let held = Handoff()
         let finished = DispatchSemaphore(value: 0)
         let key = AdvisoryLock.key(userID: userID)
-        Task(executorPreference: blocking.executor) { [lockClient, logger] in
+        let task = Task(executorPreference: blocking.executor) { [lockClient, logger] in
             do {
                 try await lockClient.withConnection { connection in
                     try await connection.inTransaction(logger: logger) { connection in
                         try await connection.query("SELECT pg_advisory_xact_lock(\(AdvisoryLock.pageSpace), \(key))", logger: logger)
-                        held.locked(nil)
-                        await held.released()
+                        // A caller past its deadline is gone: let go at once.
+                        if held.locked(nil) { await held.released() }
                     }
                 }
             } catch {
@@ -38,14 +39,17 @@ extension PostgresStore {
             }
             finished.signal()
         }
-        if let failure = held.waitUntilLocked() {
-            finished.wait()
+        if let failure = held.waitUntilLocked(within: RequestDeadline.seconds(upTo: deadline)) {
+            task.cancel()
+            if case StorageError.deadlineExceeded = failure { throw StorageError.deadlineExceeded(seconds: deadline) }
+            _ = finished.wait(timeout: .now() + deadline)
             throw PostgresFailure.storageError(failure)
         }
         defer {
             held.release()
-            // Unlocked before this writer's turn ends.
-            finished.wait()
+            // Unlocked before this writer's turn ends, unless the database
+            // is gone: then the server drops the lock with the connection.
+            if finished.wait(timeout: .now() + deadline) == .timedOut { task.cancel() }
         }
         return try body()
     }
@@ -76,9 +80,13 @@ private final class Handoff: Sendable {
         return first
     }
 
-    /// The thread: waits for `locked`; returns its failure, if any.
-    func waitUntilLocked() -> (any Error)? {
-        lockedSignal.wait()
+    /// The thread: waits for `locked`, for at most `seconds`; returns its
+    /// failure, if any (`.deadlineExceeded` when the time ran out first).
+    func waitUntilLocked(within seconds: Double) -> (any Error)? {
+        if lockedSignal.wait(timeout: .now() + seconds) == .timedOut,
+           locked(StorageError.deadlineExceeded(seconds: seconds)) {
+            return StorageError.deadlineExceeded(seconds: seconds)
+        }
         return state.withLock { $0.lockOutcome! }
     }
 

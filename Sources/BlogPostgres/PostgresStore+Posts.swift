@@ -9,40 +9,100 @@ extension PostgresStore {
     ///
     /// In one transaction: the user's insert lock (so posts of one user,
     /// from any instance, are stored one after another and each sees the
-    /// group the one before filled), the user's newest group, the insert.
-    /// The newest posts are not returned (`newest: nil`): another instance
-    /// may add posts at any time, so the page writer reads them under the
-    /// page lock instead.
+    /// group the one before filled), the user's newest group, the insert,
+    /// and the post's `token`. The newest posts are not returned
+    /// (`newest: nil`): another instance may add posts at any time, so the
+    /// page writer reads them under the page lock instead.
+    ///
+    /// A commit whose answer is lost (the connection broke, the deadline
+    /// passed once the transaction had begun) may or may not have landed:
+    /// the token is claimed (`claimPostToken`) in the time left, which
+    /// tells which for good; `.outcomeUnknown` when even that fails.
     public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
-                           layout: PageLayout) throws(StorageError) -> NewPost {
+                           layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
         let created = Milliseconds.of(date)
         let key = AdvisoryLock.key(userID: userID)
-        let (id, page) = try transaction { [logger] connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(AdvisoryLock.insertSpace), \(key))", logger: logger)
-            var last: PageGroup?
-            for try await (page, count, weight) in try await connection.query("""
-                SELECT page, count(*), sum(weight) FROM posts
-                WHERE user_id = \(userID) AND page = (SELECT max(page) FROM posts WHERE user_id = \(userID))
-                GROUP BY page
-                """, logger: logger).decode((Int, Int, Int).self) {
-                last = PageGroup(page: page, count: count, weight: weight)
+        let start = ContinuousClock.now
+        let attempt = CommitAttempt()
+        let inserted: (Int64, Int)
+        do {
+            inserted = try transaction { [logger] connection in
+                guard attempt.begin() else { throw CancellationError() }
+                try await connection.query("SELECT pg_advisory_xact_lock(\(AdvisoryLock.insertSpace), \(key))", logger: logger)
+                var last: PageGroup?
+                for try await (page, count, weight) in try await connection.query("""
+                    SELECT page, count(*), sum(weight) FROM posts
+                    WHERE user_id = \(userID) AND page = (SELECT max(page) FROM posts WHERE user_id = \(userID))
+                    GROUP BY page
+                    """, logger: logger).decode((Int, Int, Int).self) {
+                    last = PageGroup(page: page, count: count, weight: weight)
+                }
+                let page = layout.page(forWeight: weight, after: last)
+                var id: Int64?
+                for try await inserted in try await connection.query("""
+                    INSERT INTO posts (user_id, title, content, created_at, page, weight)
+                    VALUES (\(userID), \(title), \(content), timestamptz 'epoch' + \(created) * interval '1 millisecond',
+                            \(page), \(weight))
+                    RETURNING id
+                    """, logger: logger).decode(Int64.self) {
+                    id = inserted
+                }
+                guard let id else { throw StorageError.failed("the insert returned no id") }
+                // Fails (and so does the post) if a claim settled this token first.
+                try await connection.query("INSERT INTO post_tokens (token, post_id) VALUES (\(token), \(id))", logger: logger)
+                return (id, page)
             }
-            let page = layout.page(forWeight: weight, after: last)
-            var id: Int64?
-            for try await inserted in try await connection.query("""
-                INSERT INTO posts (user_id, title, content, created_at, page, weight)
-                VALUES (\(userID), \(title), \(content), timestamptz 'epoch' + \(created) * interval '1 millisecond',
-                        \(page), \(weight))
-                RETURNING id
-                """, logger: logger).decode(Int64.self) {
-                id = inserted
+        } catch {
+            // Not begun: it never will be. Answered by the server: rolled back.
+            guard !attempt.abandon(), PostgresFailure.mayHaveCommitted(error) else {
+                throw error == .nameTaken ? .failed("the post's token was claimed") : error
             }
-            guard let id else { throw StorageError.failed("the insert returned no id") }
-            return (id, page)
+            let left = RequestDeadline.seconds(upTo: deadline - Self.seconds(ContinuousClock.now - start))
+            guard left > 0.05, case .success(let settled) = Result(catching: { () throws(StorageError) in
+                try settle(token, within: left)
+            }) else { throw .outcomeUnknown }
+            guard let id = settled, let record = try? posts(ids: [id]).first else {
+                throw .failed("the commit was lost with the connection; the post was not stored")
+            }
+            logger.info("a commit whose answer was lost was found stored", metadata: ["post": "\(id)"])
+            return NewPost(record: record, newest: nil)
         }
-        let record = PostRecord(id: id, userID: userID, title: title, content: content,
-                                createdAt: Milliseconds.date(created), page: page, weight: weight)
+        let record = PostRecord(id: inserted.0, userID: userID, title: title, content: content,
+                                createdAt: Milliseconds.date(created), page: inserted.1, weight: weight)
         return NewPost(record: record, newest: nil)
+    }
+
+    /// Settles the insert of `token` for good (see `BlogStorage`): a claim
+    /// row makes a commit still under way fail on the token's key, and an
+    /// insert holding the key makes the claim wait for its end.
+    public func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? {
+        try settle(token, within: deadline)
+    }
+
+    private func settle(_ token: UUID, within seconds: Double) throws(StorageError) -> Int64? {
+        try withConnection(within: seconds) { [logger] connection in
+            let claimed = try await connection.query("""
+                INSERT INTO post_tokens (token) VALUES (\(token)) ON CONFLICT (token) DO NOTHING RETURNING token
+                """, logger: logger).collect()
+            guard claimed.isEmpty else { return nil }
+            for try await id in try await connection.query(
+                "SELECT post_id FROM post_tokens WHERE token = \(token)", logger: logger).decode(Int64?.self) {
+                return id
+            }
+            return nil
+        }
+    }
+
+    /// Forgets the tokens settled before `date`.
+    public func deletePostTokens(before date: Date) throws(StorageError) {
+        try execute("""
+            DELETE FROM post_tokens WHERE settled_at < timestamptz 'epoch' + \(Milliseconds.of(date)) * interval '1 millisecond'
+            """)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// Deletes one post.

@@ -29,13 +29,34 @@ public final class PostgresStore: BlogStorage {
         /// from the others, so that page writers holding locks can always
         /// get a connection to read the posts they render.
         public var maximumLockConnections = 8
-        /// How long connecting may take.
-        public var connectTimeout: Duration = .seconds(10)
+        /// Seconds any call may take, connecting and waiting for a pooled
+        /// connection included; past it the call fails with
+        /// `.deadlineExceeded`. The server cancels a statement running
+        /// longer too (`statement_timeout`), so nothing is left behind.
+        public var deadline: Double = 3
 
-        public init() {}
+        public init(deadline: Double = 3) {
+            self.deadline = deadline
+        }
+
+        /// How long connecting may take: the deadline.
+        var connectTimeout: Duration { .milliseconds(Int64(deadline * 1000)) }
+
+        /// Settings every session starts with: durable commits whatever the
+        /// server's default, so an OK reply keeps its promise; statements
+        /// cancelled past the deadline; and a transaction left idle (its
+        /// caller gone) ended well after any page write would finish.
+        var sessionSettings: [(String, String)] {
+            let milliseconds = Int(deadline * 1000)
+            return [("synchronous_commit", "on"), ("application_name", "blogd"),
+                    ("statement_timeout", "\(milliseconds)"),
+                    ("idle_in_transaction_session_timeout", "\(max(60_000, 10 * milliseconds))")]
+        }
     }
 
     public let location: PostgresLocation
+    /// Seconds a call may take (`Options.deadline`).
+    public let deadline: Double
     let client: PostgresClient
     /// For page locks only (see `Options.maximumLockConnections`).
     let lockClient: PostgresClient
@@ -51,6 +72,7 @@ public final class PostgresStore: BlogStorage {
                 logger: Logger = Logger(label: "blogd.postgres")) throws(StorageError) {
         self.location = location
         self.logger = logger
+        self.deadline = options.deadline
         let group = PostgresClient.defaultEventLoopGroup
         blocking = Blocking()
         let tls: PostgresClient.Configuration.TLS
@@ -61,16 +83,16 @@ public final class PostgresStore: BlogStorage {
             throw .cannotOpen(path: location.description, reason: "TLS: \(error)")
         }
         client = PostgresClient(configuration: Self.clientConfiguration(location, tls: tls, connections: options.maximumConnections,
-                                                                        connectTimeout: options.connectTimeout),
+                                                                        options: options),
                                 eventLoopGroup: group, backgroundLogger: logger)
         lockClient = PostgresClient(configuration: Self.clientConfiguration(location, tls: tls, connections: options.maximumLockConnections,
-                                                                            connectTimeout: options.connectTimeout),
+                                                                            options: options),
                                     eventLoopGroup: group, backgroundLogger: logger)
         running = Mutex([])
         // A first connection of its own: its failure (refused, bad
         // password, no such database) is reported now, in the server's
         // words, where the pool would only retry in the background.
-        let connection = Self.connectionConfiguration(location, tls: connectionTLS, connectTimeout: options.connectTimeout)
+        let connection = Self.connectionConfiguration(location, tls: connectionTLS, options: options)
         do {
             try blocking.run { [logger] in
                 let first = try await PostgresConnection.connect(configuration: connection, id: 0, logger: logger)
@@ -119,11 +141,13 @@ public final class PostgresStore: BlogStorage {
         }
     }
 
-    /// Runs `work` with a pooled connection, blocking until it is done.
-    func withConnection<T: Sendable>(_ work: @escaping @Sendable (PostgresConnection) async throws -> T) throws(StorageError) -> T {
+    /// Runs `work` with a pooled connection, blocking until it is done or
+    /// `seconds` (the deadline) have passed.
+    func withConnection<T: Sendable>(within seconds: Double? = nil,
+                                     _ work: @escaping @Sendable (PostgresConnection) async throws -> T) throws(StorageError) -> T {
         try gate.pass { () throws(StorageError) in
             do {
-                return try blocking.run { [client] in try await client.withConnection(work) }
+                return try blocking.run(within: RequestDeadline.seconds(upTo: seconds ?? deadline)) { [client] in try await client.withConnection(work) }
             } catch {
                 throw PostgresFailure.storageError(error)
             }
@@ -156,12 +180,8 @@ public final class PostgresStore: BlogStorage {
 
     // MARK: Configuration
 
-    /// Settings every session of the store starts with: durable commits
-    /// whatever the server's default, so an OK reply keeps its promise.
-    static let sessionSettings = [("synchronous_commit", "on"), ("application_name", "blogd")]
-
     private static func clientConfiguration(_ location: PostgresLocation, tls: PostgresClient.Configuration.TLS,
-                                            connections: Int, connectTimeout: Duration) -> PostgresClient.Configuration {
+                                            connections: Int, options: Options) -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         if let socket = location.unixSocketPath {
             configuration = .init(unixSocketPath: socket, username: location.user, password: location.password,
@@ -171,13 +191,13 @@ public final class PostgresStore: BlogStorage {
                                   password: location.password, database: location.database, tls: tls)
         }
         configuration.options.maximumConnections = connections
-        configuration.options.connectTimeout = connectTimeout
-        configuration.options.additionalStartupParameters = sessionSettings
+        configuration.options.connectTimeout = options.connectTimeout
+        configuration.options.additionalStartupParameters = options.sessionSettings
         return configuration
     }
 
     private static func connectionConfiguration(_ location: PostgresLocation, tls: PostgresConnection.Configuration.TLS,
-                                                connectTimeout: Duration) -> PostgresConnection.Configuration {
+                                                options: Options) -> PostgresConnection.Configuration {
         var configuration: PostgresConnection.Configuration
         if let socket = location.unixSocketPath {
             configuration = .init(unixSocketPath: socket, username: location.user, password: location.password,
@@ -186,9 +206,8 @@ public final class PostgresStore: BlogStorage {
             configuration = .init(host: location.host, port: location.port, username: location.user,
                                   password: location.password, database: location.database, tls: tls)
         }
-        let (seconds, attoseconds) = connectTimeout.components
-        configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        configuration.options.additionalStartupParameters = sessionSettings
+        configuration.options.connectTimeout = .milliseconds(Int64(options.deadline * 1000))
+        configuration.options.additionalStartupParameters = options.sessionSettings
         return configuration
     }
 

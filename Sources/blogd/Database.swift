@@ -9,11 +9,14 @@ enum Database {
     /// Opens it for the server or `rebuild` (creating and migrating it),
     /// or read-only for listings (SQLite: read-only; PostgreSQL: no
     /// migration).
-    static func open(_ db: String, layout: PageLayout, readOnly: Bool = false, logger: Logger) throws -> any BlogStorage {
+    static func open(_ db: String, layout: PageLayout, readOnly: Bool = false, deadline: Double = 3,
+                     logger: Logger) throws -> any BlogStorage {
         if PostgresLocation.isURL(db) {
-            return try PostgresStore(location: PostgresLocation(url: db), migrate: !readOnly, logger: logger)
+            return try PostgresStore(location: PostgresLocation(url: db), migrate: !readOnly,
+                                     options: PostgresStore.Options(deadline: deadline), logger: logger)
         }
-        return readOnly ? try BlogStore(path: db, create: false, readOnly: true) : try BlogStore(path: db, layout: layout)
+        return readOnly ? try BlogStore(path: db, create: false, readOnly: true, deadline: deadline)
+            : try BlogStore(path: db, layout: layout, deadline: deadline)
     }
 
     /// `db` for logs and messages: a URL's password is never shown.

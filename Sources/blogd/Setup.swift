@@ -35,7 +35,7 @@ func openService(_ settings: BlogConfig, logger: Logger) throws -> (any BlogStor
     }
     do {
         let store = try Database.open(settings.database, layout: settings.serviceSettings.layout,
-                                      logger: Logger(label: "blogd.postgres"))
+                                      deadline: settings.storageDeadline, logger: Logger(label: "blogd.postgres"))
         let service = try BlogService(
             store: store, pages: PageStore(folder: URL(fileURLWithPath: settings.publicFolder)),
             settings: settings.serviceSettings, logger: logger)

@@ -59,6 +59,7 @@ let quietLogger = Logger(label: "blogd.tests") { _ in SwiftLogNoOpLogHandler() }
 func withService(openPosting: Bool = false, loginLease: Double = 3600, pageSize: Int = 1000,
                  loginThrottle: LoginThrottle.Policy = .init(),
                  publicFolderName: String = "public", createPublicFolder: Bool = true,
+                 storage: (BlogStore) -> any BlogStorage = { $0 },
                  _ body: (ServiceFixture) throws -> Void) throws {
     try withTemporaryFolder { (folder: URL) throws in
         let publicFolder = folder.appendingPathComponent(publicFolderName, isDirectory: true)
@@ -69,7 +70,7 @@ func withService(openPosting: Bool = false, loginLease: Double = 3600, pageSize:
         defer { try? store.close() }
         let clock = TestClock()
         let service = try BlogService(
-            store: store, pages: PageStore(folder: publicFolder),
+            store: storage(store), pages: PageStore(folder: publicFolder),
             settings: .init(openPosting: openPosting, scrypt: .testing, loginLease: loginLease,
                             pageSize: pageSize, loginThrottle: loginThrottle),
             logger: quietLogger, now: clock.closure)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import BlogCore
 
@@ -349,7 +350,8 @@ struct BlogStoreTests {
                         parent_id INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
                     """)
             }
-            let commits = GroupCommit(pool: store.pool, maxBatch: 4)
+            // No deadline to speak of: the writes wait for the blocker on purpose.
+            let commits = GroupCommit(pool: store.pool, maxBatch: 4, deadline: 3600)
             // Hold the committer busy so the 40 writes queue up and form
             // full batches, each bad write among three good ones.
             let blocking = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
@@ -396,6 +398,67 @@ struct BlogStoreTests {
                 #expect(refused.all.contains("t\(index)"), "the poisoned write t\(index) is refused")
             }
             #expect(refused.all.count == 4, "only the bad writes are refused: \(refused.all.sorted())")
+        }
+    }
+
+    /// A write that waits for its batch past the deadline is taken out of
+    /// the queue: it fails with `.deadlineExceeded` and is never made, even
+    /// once the batch ahead of it is done.
+    @Test func groupCommitGivesUpOnAWriteWaitingPastTheDeadline() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let commits = GroupCommit(pool: store.pool, deadline: 0.5)
+            let blocking = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let blocker = DispatchGroup()
+            DispatchQueue.global().async(group: blocker) {
+                // In its batch already: it runs to its end, deadline or not.
+                _ = try? commits.write { _ in
+                    blocking.signal()
+                    release.wait()
+                }
+            }
+            blocking.wait()
+            #expect(throws: StorageError.deadlineExceeded(seconds: 0.5)) {
+                try commits.write { db in
+                    try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES ('late', 'h', 't')")
+                }
+            }
+            release.signal()
+            blocker.wait()
+            try commits.write { db in
+                try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES ('next', 'h', 't')")
+            }
+            let names = try store.pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM users") }
+            #expect(names == ["next"], "given up means never made")
+        }
+    }
+
+    /// Another process holding the database's write lock past the deadline
+    /// fails the write with `.deadlineExceeded`, and nothing of it is stored.
+    @Test func writeLockHeldElsewhereFailsAtTheDeadline() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let path = folder.appendingPathComponent("blog.sqlite").path
+            let store = try BlogStore(path: path, deadline: 0.5)
+            defer { try? store.close() }
+            let other = try DatabaseQueue(path: path)
+            let locked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let holder = DispatchGroup()
+            DispatchQueue.global().async(group: holder) {
+                try? other.inDatabase { db in
+                    try db.execute(sql: "BEGIN IMMEDIATE")
+                    locked.signal()
+                    release.wait()
+                    try db.execute(sql: "ROLLBACK")
+                }
+            }
+            locked.wait()
+            #expect(throws: StorageError.deadlineExceeded(seconds: 0.5)) {
+                try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            }
+            release.signal()
+            holder.wait()
+            #expect(try store.user(named: "alice") == nil)
+            _ = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            #expect(try store.user(named: "alice") != nil)
         }
     }
 

@@ -8,67 +8,18 @@ import Testing
 @Suite("PageWriter")
 struct PageWriterTests {
     /// A BlogStore whose page lock a test can hold shut.
-    final class GatedStorage: BlogStorage, @unchecked Sendable {
-        let store: BlogStore
+    final class GatedStorage: ForwardingStorage, @unchecked Sendable {
         let entered = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
         private let gated = Atomic(true)
 
-        init(_ store: BlogStore) { self.store = store }
-
-        func withPageLock<T>(userID: Int64, _ body: () throws -> T) throws -> T {
+        override func withPageLock<T>(userID: Int64, _ body: () throws -> T) throws -> T {
             if gated.exchange(false, ordering: .relaxed) {
                 entered.signal()
                 gate.wait()
             }
             return try body()
         }
-
-        func user(named name: String) throws(StorageError) -> UserRecord? { try store.user(named: name) }
-        func createUser(name: String, passwordHash: String, at date: Date) throws(StorageError) -> UserRecord {
-            try store.createUser(name: name, passwordHash: passwordHash, at: date)
-        }
-        func deleteUser(id: Int64) throws(StorageError) { try store.deleteUser(id: id) }
-        func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
-                        layout: PageLayout) throws(StorageError) -> NewPost {
-            try store.insertPost(userID: userID, title: title, content: content, weight: weight, at: date, layout: layout)
-        }
-        func deletePost(id: Int64) throws(StorageError) { try store.deletePost(id: id) }
-        func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
-            try store.pageGroups(ofUserID: userID, limit: limit)
-        }
-        func newestPosts(ofUserID userID: Int64) throws(StorageError) -> [PostStub] {
-            try store.newestPosts(ofUserID: userID)
-        }
-        func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
-            try store.postIDs(ofUserID: userID, pages: pages)
-        }
-        func posts(ids: [Int64]) throws(StorageError) -> [PostRecord] { try store.posts(ids: ids) }
-        func allUsers() throws(StorageError) -> [UserRecord] { try store.allUsers() }
-        func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] { try store.blogIndex(limit: limit) }
-        func userSummaries() throws(StorageError) -> [UserSummary] { try store.userSummaries() }
-        func grantLease(userKey: String, address: String, until expiry: Date) throws(StorageError) {
-            try store.grantLease(userKey: userKey, address: address, until: expiry)
-        }
-        func leaseExpiry(userKey: String, address: String) throws(StorageError) -> Date? {
-            try store.leaseExpiry(userKey: userKey, address: address)
-        }
-        func deleteLeases(expiredBefore date: Date) throws(StorageError) { try store.deleteLeases(expiredBefore: date) }
-        func recordLoginFailure(userKey: String, address: String, at date: Date,
-                                policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures {
-            try store.recordLoginFailure(userKey: userKey, address: address, at: date, policy: policy)
-        }
-        func loginFailures(userKey: String, address: String) throws(StorageError) -> LoginFailures? {
-            try store.loginFailures(userKey: userKey, address: address)
-        }
-        func deleteStaleLoginFailures(at date: Date, policy: LoginThrottle.Policy) throws(StorageError) -> Int {
-            try store.deleteStaleLoginFailures(at: date, policy: policy)
-        }
-        func clearLoginFailures(userKey: String, address: String) throws(StorageError) {
-            try store.clearLoginFailures(userKey: userKey, address: address)
-        }
-        func ping() throws(StorageError) { try store.ping() }
-        func close() throws(StorageError) { try store.close() }
     }
 
     /// Ten posts of one user committed while the first one's page write is

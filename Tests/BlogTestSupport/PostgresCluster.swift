@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -107,8 +108,19 @@ public final class PostgresCluster: Sendable {
         try started.get()
     }
 
-    /// Stops the cluster at exit: set once, by the one cluster started.
-    nonisolated(unsafe) private static var stopAtExit: (() -> Void)?
+    /// A cluster of its own, for a test that stops and starts its server
+    /// (`stop()`, `start()`); stopped at exit like the shared one.
+    public static func throwAway() throws -> PostgresCluster {
+        try PostgresCluster(binaries: located.get())
+    }
+
+    /// What stops each cluster at exit.
+    private static let stopsAtExit = Mutex<[@Sendable () -> Void]>([])
+    private static let registerAtExit: Void = {
+        atexit { PostgresCluster.stopsAtExit.withLock { $0 }.forEach { $0() } }
+    }()
+
+    private var data: String { folder.appendingPathComponent("data").path }
 
     private init(binaries: URL) throws {
         self.binaries = binaries
@@ -135,16 +147,8 @@ public final class PostgresCluster: Sendable {
         // A free port can be taken between choosing and binding: try again.
         for _ in 0..<5 {
             let port = try Self.freePort()
-            let options = [
-                "-c listen_addresses=127.0.0.1", "-c port=\(port)", "-c unix_socket_directories='\(folder.path)'",
-                "-c fsync=on", "-c synchronous_commit=on", "-c max_connections=300", "-c shared_buffers=32MB",
-            ].joined(separator: " ")
             do {
-                // -w -t 60: returns once the server accepts connections,
-                // however loaded the machine; 60 s is only a guard.
-                try Self.run(binaries.appendingPathComponent("pg_ctl"),
-                             ["-D", data, "-l", folder.appendingPathComponent("server.log").path, "-o", options, "-w", "-t", "60", "start"],
-                             as: systemUser, in: folder, what: "pg_ctl start")
+                try Self.startServer(binaries: binaries, data: data, port: port, as: systemUser, in: folder)
                 chosen = port
                 break
             } catch {
@@ -158,11 +162,39 @@ public final class PostgresCluster: Sendable {
         port = chosen
 
         let (pgCtl, user, folder) = (binaries.appendingPathComponent("pg_ctl"), systemUser, self.folder)
-        Self.stopAtExit = {
-            _ = try? Self.run(pgCtl, ["-D", data, "-m", "fast", "-w", "stop"], as: user, in: folder, what: "pg_ctl stop")
-            try? FileManager.default.removeItem(at: folder)
+        Self.registerAtExit
+        Self.stopsAtExit.withLock {
+            $0.append {
+                _ = try? Self.run(pgCtl, ["-D", data, "-m", "immediate", "-w", "stop"], as: user, in: folder, what: "pg_ctl stop")
+                try? FileManager.default.removeItem(at: folder)
+            }
         }
-        atexit { PostgresCluster.stopAtExit?() }
+        try waitUntilReady()
+    }
+
+    /// Starts the server of `data` on `port` and returns once it accepts
+    /// connections (`-w -t 60`: however loaded the machine; 60 s is only
+    /// a guard).
+    private static func startServer(binaries: URL, data: String, port: Int, as user: String?, in folder: URL) throws {
+        let options = [
+            "-c listen_addresses=127.0.0.1", "-c port=\(port)", "-c unix_socket_directories='\(folder.path)'",
+            "-c fsync=on", "-c synchronous_commit=on", "-c max_connections=300", "-c shared_buffers=32MB",
+        ].joined(separator: " ")
+        try run(binaries.appendingPathComponent("pg_ctl"),
+                ["-D", data, "-l", folder.appendingPathComponent("server.log").path, "-o", options, "-w", "-t", "60", "start"],
+                as: user, in: folder, what: "pg_ctl start")
+    }
+
+    /// Stops the server, as an outage would (`immediate`: no goodbye to
+    /// the clients) or as an operator does (`fast`).
+    public func stop(mode: String = "immediate") throws {
+        _ = try Self.run(binaries.appendingPathComponent("pg_ctl"), ["-D", data, "-m", mode, "-w", "stop"],
+                         as: systemUser, in: folder, what: "pg_ctl stop")
+    }
+
+    /// Starts the stopped server again, on the same port.
+    public func start() throws {
+        try Self.startServer(binaries: binaries, data: data, port: port, as: systemUser, in: folder)
         try waitUntilReady()
     }
 

@@ -8,6 +8,9 @@ public struct BlogConfig: Sendable, Equatable {
     /// The SQLite file (its folder is created if missing), or a
     /// `postgres://USER@HOST:PORT/DATABASE` URL (BlogPostgres).
     public var database = "data/blog.sqlite"
+    /// Seconds any database call may take; past it the request fails
+    /// (`err:DB`, `post:ERR`) and nothing of it is stored.
+    public var storageDeadline = 3.0
     /// Also serve the public folder over HTTP on this port (off when nil;
     /// 0 picks any free port). Same `host` as the blog protocol.
     public var httpPort: Int?
@@ -91,6 +94,7 @@ extension BlogConfig {
     public var serviceSettings: BlogService.Settings {
         BlogService.Settings(
             openPosting: openPosting, scrypt: scrypt, loginLease: loginLease, pageSize: pageSize, pageBytes: pageBytes,
-            loginThrottle: .init(allowedFailures: loginFailuresAllowed, window: loginFailureWindow, lockout: loginLockout))
+            loginThrottle: .init(allowedFailures: loginFailuresAllowed, window: loginFailureWindow, lockout: loginLockout),
+            storageDeadline: storageDeadline)
     }
 }

@@ -83,6 +83,7 @@ public enum ConfigLoader {
         config.httpMaxConnections = try int(reader, "http_max_connections", config.httpMaxConnections, 1...1_000_000)
         config.httpMaxConnectionsPerAddress = try int(reader, "http_max_connections_per_address", config.httpMaxConnectionsPerAddress, 1...1_000_000)
         config.database = try string(reader, "db", config.database)
+        config.storageDeadline = try double(reader, "storage_deadline", config.storageDeadline, 0.1...600)
         config.publicFolder = try string(reader, "public", config.publicFolder)
         config.keepAlive = try bool(reader, "keep_alive", config.keepAlive)
         config.maxMessageBytes = try int(reader, "max_message_bytes", config.maxMessageBytes, 16...(64 << 20))

@@ -22,16 +22,20 @@ public final class BlogService: Sendable {
         public var pageBytes: Int
         /// When repeated failed logins lock a user out from an address.
         public var loginThrottle: LoginThrottle.Policy
+        /// Seconds the storage calls of one post (or of a register, once
+        /// its password is hashed) may take together.
+        public var storageDeadline: Double
 
         public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600,
                     pageSize: Int = 50, pageBytes: Int = PageLayout.defaultPageBytes,
-                    loginThrottle: LoginThrottle.Policy = .init()) {
+                    loginThrottle: LoginThrottle.Policy = .init(), storageDeadline: Double = 3) {
             self.openPosting = openPosting
             self.scrypt = scrypt
             self.loginLease = loginLease
             self.pageSize = pageSize
             self.pageBytes = pageBytes
             self.loginThrottle = loginThrottle
+            self.storageDeadline = storageDeadline
         }
 
         /// The page layout these settings ask for.
@@ -49,6 +53,7 @@ public final class BlogService: Sendable {
     let leases: LoginLeases
     let throttle: LoginThrottle
     let index: IndexUpdater
+    let takeBack: PostTakeBack
     private let logger: Logger
     private let now: @Sendable () -> Date
     private let hashCount = Atomic<Int>(0)
@@ -80,9 +85,16 @@ public final class BlogService: Sendable {
                 try pages.write(IndexPage.render(try store.blogIndex(limit: IndexPage.limit)), file: IndexPage.fileName)
             }
         }
+        self.takeBack = PostTakeBack(storage: store, logger: logger) { [store, userPages] owner in
+            _ = try store.withPageLock(userID: owner.id ?? -1) { try userPages.repair(owner, force: true) }
+        }
         self.logger = logger
         self.now = now
     }
+
+    /// Posts answered `post:ERR` that the database may still hold, waiting
+    /// to be taken back once it answers (see `PostTakeBack`).
+    public var postsToTakeBack: Int { takeBack.pending }
 
     /// Names whose page file the server itself uses.
     public static let reservedNames: Set<String> = ["index"]
@@ -107,7 +119,7 @@ public final class BlogService: Sendable {
         case .login(let user, let password):
             login(user, password, &session)
         case .newPost(let user, let title, let content):
-            newPost(user, title, content, session)
+            RequestDeadline.$end.withValue(storageDeadline()) { newPost(user, title, content, session) }
         }
     }
 
@@ -118,26 +130,39 @@ public final class BlogService: Sendable {
             // Cheap check first, so taken names cost no scrypt.
             if try users.user(named: user) != nil { return .nameTaken }
             let hash = try hashing(for: session) { [hasher] () throws(PasswordHasher.HashError) in try hasher.hash(password) }
-            let record = try storage.createUser(name: user.value, passwordHash: hash, at: now().wholeMilliseconds)
-            do {
-                try pageWriter.write(record)
-            } catch {
-                // A failure reply must leave nothing behind, or a retry
-                // would find its own name taken.
-                logger.error("page not written", metadata: ["user": "\(record.name)", "error": "\(error)"])
-                undo("user", record.name) { () throws(StorageError) in try storage.deleteUser(id: record.id ?? -1) }
-                users.forget(record.name)
-                return .databaseError
+            // From here on, one deadline for the insert, the page and an undo.
+            return try RequestDeadline.$end.withValue(storageDeadline()) { () throws in
+                try store(user, hash: hash, &session)
             }
-            authenticate(user, &session)
-            index.changed()
-            return .registered
         } catch StorageError.nameTaken {
             return .nameTaken
         } catch {
             logger.error("register failed", metadata: ["user": "\(user)", "error": "\(error)"])
             return .databaseError
         }
+    }
+
+    /// When the storage calls of a request starting now must be done.
+    private func storageDeadline() -> ContinuousClock.Instant {
+        .now + .milliseconds(Int64(settings.storageDeadline * 1000))
+    }
+
+    /// The user's row and page, or neither.
+    private func store(_ user: Username, hash: String, _ session: inout Session) throws -> Reply {
+        let record = try storage.createUser(name: user.value, passwordHash: hash, at: now().wholeMilliseconds)
+        do {
+            try pageWriter.write(record)
+        } catch {
+            // A failure reply must leave nothing behind, or a retry
+            // would find its own name taken.
+            logger.error("page not written", metadata: ["user": "\(record.name)", "error": "\(error)"])
+            undo("user", record.name) { () throws(StorageError) in try storage.deleteUser(id: record.id ?? -1) }
+            users.forget(record.name)
+            return .databaseError
+        }
+        authenticate(user, &session)
+        index.changed()
+        return .registered
     }
 
     private func login(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
@@ -172,8 +197,18 @@ public final class BlogService: Sendable {
                 || leases.isHeld(by: user, from: session.peerAddress)
             guard allowed else { return .postRefused }
             let weight = PageRenderer.weight(title: title, content: content)
-            let stored = try storage.insertPost(userID: ownerID, title: title, content: content, weight: weight,
-                                                at: now().wholeMilliseconds, layout: settings.layout)
+            let token = UUID()
+            let inserted = Result { () throws(StorageError) in
+                try storage.insertPost(userID: ownerID, title: title, content: content, weight: weight,
+                                       at: now().wholeMilliseconds, layout: settings.layout, token: token)
+            }
+            if case .failure(.outcomeUnknown) = inserted {
+                // The reply says failed; taking the post back makes it so.
+                logger.error("newpost failed", metadata: ["user": "\(user)", "error": "\(StorageError.outcomeUnknown)"])
+                takeBack.add(owner, token: token)
+                return .postFailed
+            }
+            let stored = try inserted.get()
             let postID = stored.record.id ?? -1
             // Rendered once, here, while its text is at hand.
             fragments.store(PageRenderer.fragment(stored.record), for: postID)
@@ -185,7 +220,9 @@ public final class BlogService: Sendable {
                 // Not on the page means not acknowledged: take the post
                 // back, so that a retry does not store it twice.
                 logger.error("page not updated", metadata: ["user": "\(owner.name)", "post": "\(postID)", "error": "\(error)"])
-                undo("post", owner.name) { () throws(StorageError) in try storage.deletePost(id: postID) }
+                if !undo("post", owner.name, { () throws(StorageError) in try storage.deletePost(id: postID) }) {
+                    takeBack.add(owner, token: token, postID: postID)
+                }
                 fragments.remove(postID)
                 return .postFailed
             }
@@ -206,6 +243,8 @@ public final class BlogService: Sendable {
     public func pruneLoginState() throws(StorageError) -> Int {
         let current = now()
         try storage.deleteLeases(expiredBefore: current)
+        // A day is far longer than any commit a token could still settle.
+        try storage.deletePostTokens(before: current - 86_400)
         return try storage.deleteStaleLoginFailures(at: current, policy: settings.loginThrottle)
     }
 
@@ -232,9 +271,14 @@ public final class BlogService: Sendable {
 
     /// Takes back a commit whose reply will be a failure. If even that
     /// fails, the start-up page check shows the row on its page later.
-    private func undo(_ what: String, _ user: String, _ body: () throws(StorageError) -> Void) {
-        do { try body() } catch {
+    @discardableResult
+    private func undo(_ what: String, _ user: String, _ body: () throws(StorageError) -> Void) -> Bool {
+        do {
+            try body()
+            return true
+        } catch {
             logger.error("could not take back a \(what)", metadata: ["user": "\(user)", "error": "\(error)"])
+            return false
         }
     }
 

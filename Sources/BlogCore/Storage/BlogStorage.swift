@@ -25,8 +25,23 @@ public protocol BlogStorage: Sendable {
     /// one group past its limits. A store with one writing process may
     /// also return the user's newest posts as of that insert, which is
     /// what the main page needs (`newestPosts`), read where it was cheap.
+    ///
+    /// `token` names this insert and no other: a store whose commit can be
+    /// lost on the way back (a server over the network) stores it with the
+    /// post, settles a commit whose outcome it did not hear by looking for
+    /// it, and throws `.outcomeUnknown` only when it could not in time.
     func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
-                    layout: PageLayout) throws(StorageError) -> NewPost
+                    layout: PageLayout, token: UUID) throws(StorageError) -> NewPost
+
+    /// Settles the insert of `token` for good: if no post holds it, no post
+    /// ever will (the token is claimed, so a commit still under way fails),
+    /// and it returns nil; otherwise it returns the post's id. Stores that
+    /// always know their commit's outcome (SQLite, in process) have nothing
+    /// to settle and return nil.
+    func claimPostToken(_ token: UUID) throws(StorageError) -> Int64?
+
+    /// Forgets the tokens of inserts settled before `date`.
+    func deletePostTokens(before date: Date) throws(StorageError)
 
     /// Deletes one post.
     func deletePost(id: Int64) throws(StorageError)
@@ -133,6 +148,7 @@ extension BlogStorage {
     /// `insertPost`, for callers that need the record only.
     public func addPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
                         layout: PageLayout) throws(StorageError) -> PostRecord {
-        try insertPost(userID: userID, title: title, content: content, weight: weight, at: date, layout: layout).record
+        try insertPost(userID: userID, title: title, content: content, weight: weight, at: date, layout: layout,
+                       token: UUID()).record
     }
 }

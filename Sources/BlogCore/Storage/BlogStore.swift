@@ -16,15 +16,18 @@ public final class BlogStore: BlogStorage {
     /// Opens (or, with `create`, creates) the database at `path` and brings
     /// its schema up to date. A read-only store never migrates. `layout`
     /// groups the posts of a database from before page groups existed.
+    /// A write that has not started within `deadline` seconds (another
+    /// process holding the file, a batch stuck on a slow disk) fails with
+    /// `.deadlineExceeded` and is never made.
     public init(path: String, create: Bool = true, readOnly: Bool = false,
-                layout: PageLayout = PageLayout(pageSize: 50)) throws(StorageError) {
+                layout: PageLayout = PageLayout(pageSize: 50), deadline: Double = 3) throws(StorageError) {
         self.path = path
         if !create || readOnly {
             guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
         }
         var config = Configuration()
         config.readonly = readOnly
-        config.busyMode = .timeout(10)
+        config.busyMode = .timeout(deadline)
         config.label = "blogd"
         do {
             if create && !readOnly {
@@ -32,7 +35,7 @@ public final class BlogStore: BlogStorage {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             }
             pool = try DatabasePool(path: path, configuration: config)
-            commits = GroupCommit(pool: pool)
+            commits = GroupCommit(pool: pool, deadline: deadline)
             if !readOnly {
                 // GRDB picks NORMAL for WAL; NORMAL may lose the last commits
                 // on power loss, which would break the promise of an OK reply.
@@ -91,8 +94,10 @@ public final class BlogStore: BlogStorage {
     /// transaction: its page cache is never thrown away, while a reader's
     /// is after every commit of another connection (SQLite's WAL), which
     /// made reading them afterwards cost some fifty page reads a post.
+    /// `token` is not stored: a commit here is in process, and its outcome
+    /// always known.
     public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
-                           layout: PageLayout) throws(StorageError) -> NewPost {
+                           layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
         try gate.pass { () throws(StorageError) in
             try write { db in
                 // One read gives both the group the post joins and, with
@@ -107,6 +112,12 @@ public final class BlogStore: BlogStorage {
             }
         }
     }
+
+    /// Nothing to settle: every commit's outcome is known to its caller.
+    public func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? { nil }
+
+    /// No tokens are kept.
+    public func deletePostTokens(before date: Date) throws(StorageError) {}
 
     /// Inserts through group commit (see `write`).
     private func insert<Record: MutablePersistableRecord & Sendable>(_ record: Record) throws(StorageError) -> Record {
@@ -126,6 +137,11 @@ public final class BlogStore: BlogStorage {
             throw .nameTaken
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
             throw .unknownUser
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            // Another process held the file past the busy timeout: nothing written.
+            throw .deadlineExceeded(seconds: commits.deadline)
+        } catch let error as StorageError {
+            throw error
         } catch {
             throw .failed(Self.reason(error))
         }

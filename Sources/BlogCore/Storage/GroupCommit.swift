@@ -12,15 +12,35 @@ import Synchronization
 /// commit itself fails, the whole batch is rolled back and each write is
 /// tried again in a transaction of its own, so one bad write cannot take
 /// its batch mates down, and none is stored twice.
+///
+/// A write still waiting for its batch after `deadline` seconds (the batch
+/// before it stuck on a slow disk, another process holding the file) is
+/// taken out of the queue and fails with `.deadlineExceeded`: it is never
+/// made, so the failure reply is true. One already in a batch runs to its
+/// end, which SQLite's busy timeout bounds.
 final class GroupCommit: Sendable {
     private final class Job: @unchecked Sendable {
         let work: (Database) throws -> Void
         let done = DispatchSemaphore(value: 0)
         /// Set by the committer before `done` is signalled.
         var failure: (any Error)?
+        /// Waiting, taken into a batch, or given up by its caller: whoever
+        /// moves it out of waiting first decides.
+        private let state = Atomic<UInt8>(Job.waiting)
+        private static let waiting: UInt8 = 0, taken: UInt8 = 1, abandoned: UInt8 = 2
 
         init(_ work: @escaping (Database) throws -> Void) {
             self.work = work
+        }
+
+        /// The committer: false when the caller gave up on it.
+        func take() -> Bool {
+            state.compareExchange(expected: Self.waiting, desired: Self.taken, ordering: .acquiringAndReleasing).exchanged
+        }
+
+        /// The caller, at its deadline: false when a batch has it already.
+        func abandon() -> Bool {
+            state.compareExchange(expected: Self.waiting, desired: Self.abandoned, ordering: .acquiringAndReleasing).exchanged
         }
     }
 
@@ -32,9 +52,13 @@ final class GroupCommit: Sendable {
     private let batchSizes = Mutex<(batches: Int, writes: Int)>((0, 0))
     private let failedBatchCount = Mutex(0)
 
-    init(pool: DatabasePool, maxBatch: Int = 256) {
+    /// Seconds a write may wait for its batch.
+    let deadline: Double
+
+    init(pool: DatabasePool, maxBatch: Int = 256, deadline: Double = 3) {
         self.pool = pool
         self.maxBatch = maxBatch
+        self.deadline = deadline
     }
 
     /// Runs `work` inside the next batch and returns once it is committed.
@@ -50,7 +74,11 @@ final class GroupCommit: Sendable {
             return !state.scheduled
         }
         if mustSchedule { queue.async { self.drain() } }
-        job.done.wait()
+        let limit = RequestDeadline.seconds(upTo: deadline)
+        if job.done.wait(timeout: .now() + limit) == .timedOut {
+            if job.abandon() { throw StorageError.deadlineExceeded(seconds: deadline) }
+            job.done.wait()
+        }
         if let failure = job.failure { throw failure }
         return result.withLock { $0! }
     }
@@ -66,14 +94,15 @@ final class GroupCommit: Sendable {
     /// Commits everything pending, batch after batch, until nothing is left.
     private func drain() {
         while true {
-            let batch: [Job] = pending.withLock { state in
+            let (batch, empty): ([Job], Bool) = pending.withLock { state in
                 let taken = Array(state.jobs.prefix(maxBatch))
                 state.jobs.removeFirst(taken.count)
                 if taken.isEmpty { state.scheduled = false }
-                return taken
+                return (taken, taken.isEmpty)
             }
-            guard !batch.isEmpty else { return }
-            commit(batch)
+            guard !empty else { return }
+            let live = batch.filter { $0.take() }
+            if !live.isEmpty { commit(live) }
         }
     }
 

@@ -8,8 +8,16 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case missing(path: String)
     /// The database could not be opened or migrated.
     case cannotOpen(path: String, reason: String)
-    /// Any other SQLite failure.
+    /// Any other failure of the database, in its own words (SQLite's
+    /// result, PostgreSQL's SQLSTATE).
     case failed(String)
+    /// The call did not finish within the storage deadline; nothing it
+    /// would have written is stored, or ever will be.
+    case deadlineExceeded(seconds: Double)
+    /// The database went away while a post's commit was under way, and
+    /// whether it landed could not be learned in time. `PostTakeBack`
+    /// settles it once the database answers (see `BlogStorage.claimPostToken`).
+    case outcomeUnknown
 
     public var description: String {
         switch self {
@@ -18,6 +26,8 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .missing(let path): "no database at \(path)"
         case .cannotOpen(let path, let reason): "cannot open database \(path): \(reason)"
         case .failed(let reason): "database failure: \(reason)"
+        case .deadlineExceeded(let seconds): "no answer from the database within \(seconds) s"
+        case .outcomeUnknown: "the database went away during a commit"
         }
     }
 }
