@@ -53,3 +53,5 @@ CREATE TABLE post_tokens (
     post_id    bigint,
     settled_at timestamptz NOT NULL DEFAULT now()
 );
+
+CREATE INDEX post_tokens_by_time ON post_tokens (settled_at);

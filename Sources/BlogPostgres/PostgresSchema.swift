@@ -60,6 +60,8 @@ public enum PostgresSchema {
                 post_id    bigint,
                 settled_at timestamptz NOT NULL DEFAULT now()
             );
+
+            CREATE INDEX post_tokens_by_time ON post_tokens (settled_at);
             """),
     ]
 

@@ -49,7 +49,7 @@ extension PostgresStore {
             held.release()
             // Unlocked before this writer's turn ends, unless the database
             // is gone: then the server drops the lock with the connection.
-            if finished.wait(timeout: .now() + deadline) == .timedOut { task.cancel() }
+            if finished.wait(timeout: .now() + RequestDeadline.seconds(upTo: deadline)) == .timedOut { task.cancel() }
         }
         return try body()
     }

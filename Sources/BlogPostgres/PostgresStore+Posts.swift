@@ -61,9 +61,9 @@ extension PostgresStore {
             guard left > 0.05, case .success(let settled) = Result(catching: { () throws(StorageError) in
                 try settle(token, within: left)
             }) else { throw .outcomeUnknown }
-            guard let id = settled, let record = try? posts(ids: [id]).first else {
-                throw .failed("the commit was lost with the connection; the post was not stored")
-            }
+            guard let id = settled else { throw .failed("the commit was lost with the connection; the post was not stored") }
+            // Stored, but unread in time: a failure reply, and the take-back makes it true.
+            guard let record = try? posts(ids: [id]).first else { throw .outcomeUnknown }
             logger.info("a commit whose answer was lost was found stored", metadata: ["post": "\(id)"])
             return NewPost(record: record, newest: nil)
         }

@@ -52,6 +52,10 @@ public final class PostgresStore: BlogStorage {
                     ("statement_timeout", "\(milliseconds)"),
                     ("idle_in_transaction_session_timeout", "\(max(60_000, 10 * milliseconds))")]
         }
+
+        /// For the first connection, which migrates: waiting for another
+        /// instance's migration, or running one, may take longer.
+        var migrationSettings: [(String, String)] { [("synchronous_commit", "on"), ("application_name", "blogd")] }
     }
 
     public let location: PostgresLocation
@@ -147,7 +151,20 @@ public final class PostgresStore: BlogStorage {
                                      _ work: @escaping @Sendable (PostgresConnection) async throws -> T) throws(StorageError) -> T {
         try gate.pass { () throws(StorageError) in
             do {
-                return try blocking.run(within: RequestDeadline.seconds(upTo: seconds ?? deadline)) { [client] in try await client.withConnection(work) }
+                return try blocking.run(within: RequestDeadline.seconds(upTo: seconds ?? deadline)) { [client] in
+                    try await client.withConnection { connection in
+                        // PostgresNIO does not stop a query for a cancelled
+                        // task: closing the connection does, frees its place
+                        // in the pool (a reply lost with the server's host
+                        // would hold it for good), and makes the server
+                        // roll back what was not committed.
+                        try await withTaskCancellationHandler {
+                            try await work(connection)
+                        } onCancel: {
+                            connection.close().whenComplete { _ in }
+                        }
+                    }
+                }
             } catch {
                 throw PostgresFailure.storageError(error)
             }
@@ -207,7 +224,7 @@ public final class PostgresStore: BlogStorage {
                                   password: location.password, database: location.database, tls: tls)
         }
         configuration.options.connectTimeout = .milliseconds(Int64(options.deadline * 1000))
-        configuration.options.additionalStartupParameters = options.sessionSettings
+        configuration.options.additionalStartupParameters = options.migrationSettings
         return configuration
     }
 

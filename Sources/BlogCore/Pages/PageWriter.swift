@@ -55,7 +55,17 @@ final class PageWriter: Sendable {
         while true {
             switch claim(userID, unlessShowing: postID) {
             case .done: return
-            case .wait(let semaphore): semaphore.wait()
+            case .wait(let semaphore):
+                // Within the request's deadline: the writer ahead may be
+                // stuck on a database that went away.
+                guard RequestDeadline.end != nil else {
+                    semaphore.wait()
+                    continue
+                }
+                let left = RequestDeadline.seconds(upTo: .infinity)
+                if semaphore.wait(timeout: .now() + left) == .timedOut {
+                    throw StorageError.deadlineExceeded(seconds: left)
+                }
             case .write: return try writeClaimed(user, newest: newest)
             }
         }

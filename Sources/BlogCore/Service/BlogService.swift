@@ -156,7 +156,11 @@ public final class BlogService: Sendable {
             // A failure reply must leave nothing behind, or a retry
             // would find its own name taken.
             logger.error("page not written", metadata: ["user": "\(record.name)", "error": "\(error)"])
-            undo("user", record.name) { () throws(StorageError) in try storage.deleteUser(id: record.id ?? -1) }
+            // A deadline of its own: the page write may have spent the
+            // request's, and a user left behind would keep the name taken.
+            RequestDeadline.$end.withValue(nil) {
+                undo("user", record.name) { () throws(StorageError) in try storage.deleteUser(id: record.id ?? -1) }
+            }
             users.forget(record.name)
             return .databaseError
         }
@@ -243,9 +247,10 @@ public final class BlogService: Sendable {
     public func pruneLoginState() throws(StorageError) -> Int {
         let current = now()
         try storage.deleteLeases(expiredBefore: current)
+        let stale = try storage.deleteStaleLoginFailures(at: current, policy: settings.loginThrottle)
         // A day is far longer than any commit a token could still settle.
         try storage.deletePostTokens(before: current - 86_400)
-        return try storage.deleteStaleLoginFailures(at: current, policy: settings.loginThrottle)
+        return stale
     }
 
     /// Rewrites a user's pages (main and archives) from the database.

@@ -107,19 +107,25 @@ final class GroupCommit: Sendable {
     }
 
     private func commit(_ batch: [Job]) {
-        if !commitTogether(batch) && batch.count > 1 {
+        if let failure = commitTogether(batch), batch.count > 1, !Self.isBusy(failure) {
             // Nothing of the batch is stored: each write gets its own chance.
+            // (Not when the file was locked: each would wait for it again.)
             failedBatchCount.withLock { $0 += 1 }
             for job in batch {
                 job.failure = nil
-                _ = commitTogether([job])
+                commitTogether([job])
             }
         }
         batch.forEach { $0.done.signal() }
     }
 
-    /// One transaction for `batch`; false when its commit failed.
-    private func commitTogether(_ batch: [Job]) -> Bool {
+    private static func isBusy(_ error: any Error) -> Bool {
+        (error as? DatabaseError)?.resultCode == .SQLITE_BUSY
+    }
+
+    /// One transaction for `batch`; the error when it failed as a whole.
+    @discardableResult
+    private func commitTogether(_ batch: [Job]) -> (any Error)? {
         do {
             try pool.write { db in
                 for job in batch {
@@ -134,10 +140,10 @@ final class GroupCommit: Sendable {
                 }
             }
             batchSizes.withLock { $0 = ($0.batches + 1, $0.writes + batch.count) }
-            return true
+            return nil
         } catch {
             for job in batch { job.failure = error }
-            return false
+            return error
         }
     }
 }
