@@ -37,17 +37,25 @@ let package = Package(
         .target(name: "BlogSockets", dependencies: ["CLinux"]),
         // epoll, eventfd and accept4, which Swift's Glibc module leaves out.
         .target(name: "CLinux"),
-        // Validation, storage, pages and the service: no sockets.
+        // Validation, the storage protocol, pages and the service: no
+        // sockets, no database library.
         .target(
             name: "BlogCore",
             dependencies: [
                 "BlogWire",
                 "CLinux",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        // The storage in SQLite (GRDB): one file, group commit, WAL.
+        .target(
+            name: "BlogSQLite",
+            dependencies: [
+                "BlogCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // The same storage in PostgreSQL (PostgresNIO), so that several
@@ -90,6 +98,7 @@ let package = Package(
             name: "blogd",
             dependencies: [
                 "BlogCore",
+                "BlogSQLite",
                 "BlogPostgres",
                 "BlogServer",
                 "BlogWeb",
@@ -122,7 +131,7 @@ let package = Package(
         .executableTarget(name: "BlogFuzz", dependencies: ["BlogWire", "BlogCore"]),
         .target(
             name: "BlogTestSupport",
-            dependencies: ["BlogCore", "BlogWire", "BlogServer", "BlogSockets", "CLinux", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BlogCore", "BlogSQLite", "BlogWire", "BlogServer", "BlogSockets", "CLinux", .product(name: "Logging", package: "swift-log")],
             path: "Tests/BlogTestSupport"
         ),
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),
@@ -137,13 +146,15 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore"]),
+        .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore", "BlogSQLite", "BlogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        // One suite over every backend: what BlogStorage promises.
+        .testTarget(name: "BlogStorageTests", dependencies: ["BlogCore", "BlogSQLite", "BlogPostgres", "BlogTestSupport"]),
         .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore", "BlogWire", "BlogSockets", "BlogTestSupport"]),
-        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogWire", "BlogSockets", "BlogTestSupport"]),
+        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogSQLite", "BlogWire", "BlogSockets", "BlogTestSupport"]),
         .testTarget(
             name: "BlogPostgresTests",
             dependencies: [
-                "BlogPostgres", "BlogCore", "BlogWire", "BlogTestSupport",
+                "BlogPostgres", "BlogCore", "BlogSQLite", "BlogWire", "BlogTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -25,7 +25,7 @@ final class Gate: @unchecked Sendable {
     func enter() throws(StorageError) {
         condition.lock()
         defer { condition.unlock() }
-        guard !closed else { throw .failed("the database is closed") }
+        guard !closed else { throw .closed }
         inside += 1
     }
 

@@ -18,10 +18,10 @@ enum PostgresFailure {
             switch state {
             case uniqueViolation: return .nameTaken
             case foreignKeyViolation: return .unknownUser
-            default: return .failed("SQLSTATE \(state): \(error.serverInfo?[.message] ?? "no message")")
+            default: return .postgres(sqlState: state, message: error.serverInfo?[.message] ?? "no message")
             }
         }
-        return .failed(reason(error))
+        return .unreachable(reason(error))
     }
 
     /// Whether a transaction that failed with `error` may still have
@@ -30,13 +30,12 @@ enum PostgresFailure {
     /// for a statement means it rolled the transaction back.
     static func mayHaveCommitted(_ error: StorageError) -> Bool {
         switch error {
-        case .deadlineExceeded, .outcomeUnknown: return true
-        case .nameTaken, .unknownUser, .missing, .cannotOpen: return false
-        case .failed(let reason):
+        case .deadlineExceeded, .outcomeUnknown, .unreachable, .failed: return true
+        case .nameTaken, .unknownUser, .missing, .cannotOpen, .closed, .sqlite: return false
+        case .postgres(let state, _):
             // Connection errors (class 08) and shutdowns (57P01-57P03)
             // end a session whatever its transaction had reached; any
             // other SQLSTATE is the server's answer to a statement.
-            guard let state = reason.wholeMatch(of: /SQLSTATE (\w{5}):.*/)?.output.1 else { return true }
             return state.hasPrefix("08") || state.hasPrefix("57P")
         }
     }

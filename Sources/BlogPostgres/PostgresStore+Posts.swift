@@ -155,11 +155,4 @@ extension PostgresStore {
                               createdAt: Milliseconds.date(created), page: page, weight: weight)
         }
     }
-
-    /// A user's posts, newest first (for tests and tools).
-    public func posts(ofUserID userID: Int64) throws(StorageError) -> [PostRecord] {
-        let ids = try postIDs(ofUserID: userID, pages: 1...Int(Int32.max))
-        let byID = Dictionary(try posts(ids: ids).map { ($0.id ?? -1, $0) }, uniquingKeysWith: { first, _ in first })
-        return ids.compactMap { byID[$0] }
-    }
 }

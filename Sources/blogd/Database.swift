@@ -1,5 +1,6 @@
 import BlogCore
 import BlogPostgres
+import BlogSQLite
 import Foundation
 import Logging
 

@@ -1,8 +1,10 @@
 import Foundation
 import Logging
+import BlogTestSupport
 import Testing
 @testable import BlogCore
 import BlogWire
+import BlogSQLite
 
 /// A service on a temporary SQLite file and public folder.
 struct ServiceFixture {
@@ -224,7 +226,7 @@ struct BlogServiceTests {
             #expect(line.contains("<time datetime=\"2027-01-15T08:00:00Z\">"))
             let posts = try fx.store.posts(ofUserID: try #require(try fx.store.user(named: "User")?.id))
             #expect(posts.map(\.title) == ["Titulek clanku"])
-            #expect(fx.articleIDs("User") == posts.map { $0.id! })
+            #expect(fx.articleIDs("User") == posts.map { $0.id })
         }
     }
 
@@ -253,7 +255,7 @@ struct BlogServiceTests {
             #expect(order == order.sorted())
             // Incremental updates produce exactly what a full render would.
             let owner = try #require(try fx.store.user(named: "alice"))
-            #expect(page == PageRenderer.page(user: "alice", posts: try fx.store.posts(ofUserID: owner.id!)))
+            #expect(page == PageRenderer.page(user: "alice", posts: try fx.store.posts(ofUserID: owner.id)))
         }
     }
 
@@ -300,7 +302,7 @@ struct BlogServiceTests {
             #expect(fx.send("newpost:alice:t:c", from: "10.0.0.2") == .postRefused)
             #expect(fx.page("alice") == before)
             let owner = try #require(try fx.store.user(named: "alice"))
-            #expect(try fx.store.posts(ofUserID: owner.id!).isEmpty)
+            #expect(try fx.store.posts(ofUserID: owner.id).isEmpty)
         }
     }
 
@@ -422,7 +424,7 @@ struct BlogServiceTests {
             try fx.pages.write("garbage without a heading\n", user: "alice")
             #expect(fx.send("newpost:alice:two:2", &session) == .posted)
             let owner = try #require(try fx.store.user(named: "alice"))
-            #expect(fx.page("alice") == PageRenderer.page(user: "alice", posts: try fx.store.posts(ofUserID: owner.id!)))
+            #expect(fx.page("alice") == PageRenderer.page(user: "alice", posts: try fx.store.posts(ofUserID: owner.id)))
         }
     }
 
@@ -480,7 +482,7 @@ struct BlogServiceTests {
             #expect(fx.send("newpost:alice:two:2", &session) == .posted)
             // The page is rebuilt from the database, the source of truth.
             let owner = try #require(try fx.store.user(named: "alice"))
-            let posts = try fx.store.posts(ofUserID: owner.id!)
+            let posts = try fx.store.posts(ofUserID: owner.id)
             #expect(fx.page("alice") == PageRenderer.page(user: "alice", posts: posts))
         }
     }
@@ -524,9 +526,9 @@ struct BlogServiceTests {
             #expect(replies.all.count == 100)
             #expect(replies.all.allSatisfy { $0 == .posted })
             let owner = try #require(try fx.store.user(named: "alice"))
-            let posts = try fx.store.posts(ofUserID: owner.id!)
+            let posts = try fx.store.posts(ofUserID: owner.id)
             #expect(posts.count == 100)
-            #expect(fx.articleIDs("alice") == posts.map { $0.id! })
+            #expect(fx.articleIDs("alice") == posts.map { $0.id })
             let page = try #require(fx.page("alice"))
             for index in 0 ..< 100 {
                 #expect(page.components(separatedBy: "<h2>Post \(index)</h2>").count == 2, "post \(index)")
@@ -544,7 +546,7 @@ struct BlogServiceTests {
             }
             #expect(replies.all.filter { $0 == .posted }.count == 100)
             let owner = try #require(try fx.store.user(named: "alice"))
-            let ids = try fx.store.posts(ofUserID: owner.id!).map { $0.id! }
+            let ids = try fx.store.posts(ofUserID: owner.id).map { $0.id }
             // 100 posts, 7 a page: 13 archives of 7 and 9 on the main page.
             var shown = fx.articleIDs("alice")
             #expect(shown.count == 9)
@@ -570,7 +572,7 @@ struct BlogServiceTests {
             #expect(replies.all.filter { $0 == .posted }.count == 80)
             for name in names {
                 let owner = try #require(try fx.store.user(named: name))
-                let posts = try fx.store.posts(ofUserID: owner.id!)
+                let posts = try fx.store.posts(ofUserID: owner.id)
                 #expect(posts.count == 20)
                 #expect(fx.page(name) == PageRenderer.page(user: name, posts: posts))
             }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import BlogCore
+import BlogSQLite
 
 /// A `BlogStorage` that hands every call to a real `BlogStore`: subclasses
 /// override the calls a test needs to hold up or fail.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BlogCore
+import BlogSQLite
 
 @Suite("Index page")
 struct IndexPageTests {
@@ -71,8 +72,8 @@ struct IndexPageTests {
             defer { try? store.close() }
             let alice = try store.createUser(name: "alice", passwordHash: "x", at: early)
             _ = try store.createUser(name: "bob", passwordHash: "x", at: early)
-            _ = try store.addPost(userID: alice.id!, title: "1", content: "", at: early)
-            _ = try store.addPost(userID: alice.id!, title: "2", content: "", at: late)
+            _ = try store.addPost(userID: alice.id, title: "1", content: "", at: early)
+            _ = try store.addPost(userID: alice.id, title: "2", content: "", at: late)
             let entries = try store.blogIndex(limit: 10).sorted { $0.name < $1.name }
             #expect(entries == [BlogEntry(name: "alice", lastPostAt: late), BlogEntry(name: "bob", lastPostAt: nil)])
         }
@@ -85,7 +86,7 @@ struct IndexPageTests {
             defer { try? store.close() }
             for index in 0..<5 {
                 let user = try store.createUser(name: "u\(index)", passwordHash: "x", at: early)
-                _ = try store.addPost(userID: user.id!, title: "t", content: "", at: early.addingTimeInterval(Double(index)))
+                _ = try store.addPost(userID: user.id, title: "t", content: "", at: early.addingTimeInterval(Double(index)))
             }
             _ = try store.createUser(name: "silent", passwordHash: "x", at: early)
             #expect(try store.blogIndex(limit: 3).map(\.name) == ["u4", "u3", "u2"])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BlogCore
+import BlogSQLite
 
 @Suite("LoginLeases")
 struct LoginLeasesTests {

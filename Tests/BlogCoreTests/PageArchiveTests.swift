@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BlogCore
+import BlogSQLite
 
 /// PageLayout's groups, UserPages on a real database, and the archive pages
 /// they keep.
@@ -120,7 +121,7 @@ struct PageArchiveTests {
 
         @discardableResult
         func post(_ index: Int, content: String = "text") throws -> PostRecord {
-            try store.addPost(userID: user.id!, title: "Post \(index)", content: content,
+            try store.addPost(userID: user.id, title: "Post \(index)", content: content,
                               at: TestClock.start.addingTimeInterval(Double(index)), layout: layout)
         }
 
@@ -274,10 +275,10 @@ struct PageArchiveTests {
         try withFixture(size: 3, bytes: 50) { (fx: Fixture) throws in
             for index in 1...20 {
                 let content = index % 4 == 0 ? String(repeating: "x", count: 45) : "y"
-                let stored = try fx.store.insertPost(userID: fx.user.id!, title: "T\(index)", content: content,
+                let stored = try fx.store.insertPost(userID: fx.user.id, title: "T\(index)", content: content,
                                                      weight: PageRenderer.weight(title: "T\(index)", content: content),
                                                      at: TestClock.start, layout: fx.layout)
-                #expect(stored.newest == (try fx.store.newestPosts(ofUserID: fx.user.id!)), "after post \(index)")
+                #expect(stored.newest == (try fx.store.newestPosts(ofUserID: fx.user.id)), "after post \(index)")
             }
         }
     }

@@ -44,7 +44,7 @@ struct PageRepairTests {
             fx.pages.remove(file: "cid.1.html")
             // dee: a post in the database but not on the page.
             let owner = try #require(try fx.store.user(named: "dee"))
-            _ = try fx.store.addPost(userID: owner.id!, title: "late", content: "", at: fx.clock.now)
+            _ = try fx.store.addPost(userID: owner.id, title: "late", content: "", at: fx.clock.now)
             // eve untouched.
             let report = try fx.service.repairPages()
             #expect(report.checked == 5)

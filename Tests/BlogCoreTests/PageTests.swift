@@ -1,4 +1,5 @@
 import Foundation
+import BlogTestSupport
 import Testing
 @testable import BlogCore
 

@@ -1,8 +1,10 @@
 import Dispatch
 import Foundation
 import Synchronization
+import BlogTestSupport
 import Testing
 @testable import BlogCore
+import BlogSQLite
 
 /// One page write per user at a time, shared by the requests that wait.
 @Suite("PageWriter")
@@ -34,12 +36,12 @@ struct PageWriterTests {
                                   storage: storage, cache: FragmentCache())
             let writer = PageWriter(pages: pages)
             let alice = try store.createUser(name: "alice", passwordHash: "x", at: TestClock.start)
-            let posts = try (0..<10).map { try store.addPost(userID: alice.id!, title: "t\($0)", content: "c", at: TestClock.start) }
+            let posts = try (0..<10).map { try store.addPost(userID: alice.id, title: "t\($0)", content: "c", at: TestClock.start) }
             let done = DispatchGroup()
             let failures = Collector<String>()
             func ensure(_ post: PostRecord) {
                 DispatchQueue.global().async(group: done) {
-                    do { try writer.ensure(alice, showing: post.id!) } catch { failures.append("\(error)") }
+                    do { try writer.ensure(alice, showing: post.id) } catch { failures.append("\(error)") }
                 }
             }
             ensure(posts[0])
@@ -53,7 +55,7 @@ struct PageWriterTests {
             #expect(failures.all.isEmpty)
             #expect(writer.writeCount == 1, "one write showed all ten posts")
             let page = try #require(PageStore(folder: folder).read(user: "alice"))
-            #expect(posts.allSatisfy { page.contains("id=\"post-\($0.id!)\"") })
+            #expect(posts.allSatisfy { page.contains("id=\"post-\($0.id)\"") })
         }
     }
 
@@ -66,12 +68,12 @@ struct PageWriterTests {
                                   storage: store, cache: FragmentCache())
             let writer = PageWriter(pages: pages)
             let alice = try store.createUser(name: "alice", passwordHash: "x", at: TestClock.start)
-            let first = try store.addPost(userID: alice.id!, title: "one", content: "c", at: TestClock.start)
-            try writer.ensure(alice, showing: first.id!)
-            try writer.ensure(alice, showing: first.id!)
+            let first = try store.addPost(userID: alice.id, title: "one", content: "c", at: TestClock.start)
+            try writer.ensure(alice, showing: first.id)
+            try writer.ensure(alice, showing: first.id)
             #expect(writer.writeCount == 1, "already shown: no second write")
-            let second = try store.addPost(userID: alice.id!, title: "two", content: "c", at: TestClock.start)
-            try writer.ensure(alice, showing: second.id!)
+            let second = try store.addPost(userID: alice.id, title: "two", content: "c", at: TestClock.start)
+            try writer.ensure(alice, showing: second.id)
             #expect(writer.writeCount == 2)
             #expect(PageStore(folder: folder).read(user: "alice")?.contains("<h2>two</h2>") == true)
         }

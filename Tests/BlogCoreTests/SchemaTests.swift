@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import BlogCore
+@testable import BlogSQLite
 
 @Suite("Schema")
 struct SchemaTests {
@@ -129,7 +130,7 @@ struct SchemaTests {
             let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let user = try store.createUser(name: "alice", passwordHash: "h", at: Date(timeIntervalSince1970: 1_800_000_000.25))
-            _ = try store.addPost(userID: user.id!, title: "t", content: "c", at: Date(timeIntervalSince1970: 1_800_000_001.5))
+            _ = try store.addPost(userID: user.id, title: "t", content: "c", at: Date(timeIntervalSince1970: 1_800_000_001.5))
             let users = try store.pool.read { try String.fetchAll($0, sql: "SELECT created_at FROM users") }
             let posts = try store.pool.read { try String.fetchAll($0, sql: "SELECT created_at FROM posts") }
             // schema.sql: 'YYYY-MM-DD HH:MM:SS.SSS', UTC.

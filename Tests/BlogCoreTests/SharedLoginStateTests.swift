@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BlogCore
+import BlogSQLite
 
 /// Failed logins counted in the database, as several instances on one
 /// database count them.

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 @testable import BlogCore
 import BlogWire
+import BlogSQLite
 
 /// Shared helpers of the BlogCore tests.
 
@@ -51,13 +52,6 @@ final class TestClock: Sendable {
     var closure: @Sendable () -> Date { { [self] in self.now } }
 }
 
-/// A value collected from many threads.
-final class Collector<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
-    func append(_ item: Element) { items.withLock { $0.append(item) } }
-    var all: [Element] { items.withLock { $0 } }
-}
-
 /// Names of the files in `folder`, sorted.
 func fileNames(in folder: URL) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
@@ -79,16 +73,6 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
 func user(_ name: String) -> Username {
     // Force-try: tests only pass names that follow the rules.
     try! Username(name)
-}
-
-extension BlogStore {
-    /// `addPost` with the weight the service would compute and the default
-    /// layout (50 posts a page).
-    func addPost(userID: Int64, title: String, content: String, at date: Date,
-                 layout: PageLayout = PageLayout(pageSize: 50)) throws(StorageError) -> PostRecord {
-        try addPost(userID: userID, title: title, content: content,
-                    weight: PageRenderer.weight(title: title, content: content), at: date, layout: layout)
-    }
 }
 
 /// UTF-8 bytes as text, for checking rendered pages.

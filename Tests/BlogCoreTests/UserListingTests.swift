@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import BlogCore
+import BlogSQLite
 
 @Suite("UserListing")
 struct UserListingTests {
@@ -109,7 +110,7 @@ struct UserListingTests {
             defer { try? store.close() }
             let bob = try store.createUser(name: "bob", passwordHash: "h", at: t0)
             _ = try store.createUser(name: "Alice", passwordHash: "h", at: t0)
-            _ = try store.addPost(userID: bob.id!, title: "t", content: "c", at: t0.addingTimeInterval(5))
+            _ = try store.addPost(userID: bob.id, title: "t", content: "c", at: t0.addingTimeInterval(5))
             let summaries = try store.userSummaries()
             let table = UserListing.table(summaries)
             #expect(table.hasSuffix("2 users\n"))

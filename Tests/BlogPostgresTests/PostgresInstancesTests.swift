@@ -28,15 +28,15 @@ struct PostgresInstancesTests {
         DispatchQueue.concurrentPerform(iterations: 60) { index in
             let store = index % 2 == 0 ? first : second
             do {
-                _ = try store.insertPost(userID: alice.id!, title: "t\(index)", content: "", weight: 7 + index % 5 * 9,
+                _ = try store.insertPost(userID: alice.id, title: "t\(index)", content: "", weight: 7 + index % 5 * 9,
                                          at: t0, layout: layout)
             } catch {
                 failures.append("\(error)")
             }
         }
         #expect(failures.all.isEmpty)
-        let ids = try first.postIDs(ofUserID: alice.id!, pages: 1...Int(Int32.max)).reversed()
-        let posts = Dictionary(uniqueKeysWithValues: try second.posts(ids: Array(ids)).map { ($0.id!, $0) })
+        let ids = try first.postIDs(ofUserID: alice.id, pages: 1...Int(Int32.max)).reversed()
+        let posts = Dictionary(uniqueKeysWithValues: try second.posts(ids: Array(ids)).map { ($0.id, $0) })
         #expect(posts.count == 60)
         var last: PageGroup?
         for id in ids {
@@ -50,7 +50,7 @@ struct PostgresInstancesTests {
                 last = PageGroup(page: post.page, count: 1, weight: post.weight)
             }
         }
-        for group in try first.pageGroups(ofUserID: alice.id!, limit: nil) {
+        for group in try first.pageGroups(ofUserID: alice.id, limit: nil) {
             #expect(group.count <= layout.pageSize)
             #expect(group.weight <= layout.pageBytes || group.count == 1)
         }
@@ -64,16 +64,16 @@ struct PostgresInstancesTests {
         let alice = try writer.createUser(name: "alice", passwordHash: "h", at: t0)
         var acknowledged: [PostRecord] = []
         for index in 0 ..< 10 {
-            acknowledged.append(try writer.addPost(userID: alice.id!, title: "t\(index)", content: "c", at: t0))
+            acknowledged.append(try writer.addPost(userID: alice.id, title: "t\(index)", content: "c", at: t0))
         }
         let reader = try openStore(url)
-        #expect(try reader.posts(ofUserID: alice.id!) == acknowledged.reversed())
+        #expect(try reader.posts(ofUserID: alice.id) == acknowledged.reversed())
         try writer.close()
         try reader.close()
         let later = try openStore(url)
         defer { try? later.close() }
         #expect(try later.user(named: "ALICE") == alice)
-        #expect(try later.posts(ofUserID: alice.id!) == acknowledged.reversed())
+        #expect(try later.posts(ofUserID: alice.id) == acknowledged.reversed())
     }
 
     /// Page locks of one user are held by one instance at a time.

@@ -31,28 +31,7 @@ func withStore<T>(_ body: (PostgresStore, String) throws -> T) throws -> T {
     return try body(store, url)
 }
 
-/// The storage error `body` throws, or nil when it throws none.
-func storageError(_ body: () throws -> Void) -> StorageError? {
-    do {
-        try body()
-        return nil
-    } catch let error as StorageError {
-        return error
-    } catch {
-        Issue.record("not a StorageError: \(error)")
-        return nil
-    }
-}
 
-extension PostgresStore {
-    /// `addPost` with the weight the service would compute and the default
-    /// layout (50 posts a page).
-    func addPost(userID: Int64, title: String, content: String, at date: Date,
-                 layout: PageLayout = PageLayout(pageSize: 50)) throws(StorageError) -> PostRecord {
-        try addPost(userID: userID, title: title, content: content,
-                    weight: PageRenderer.weight(title: title, content: content), at: date, layout: layout)
-    }
-}
 
 /// A fresh empty folder under the system temporary folder.
 func makeTemporaryFolder() throws -> URL {
@@ -60,14 +39,6 @@ func makeTemporaryFolder() throws -> URL {
         .appendingPathComponent("blogpg-tests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
-}
-
-/// A value collected from many threads.
-final class Collector<Element: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [Element] = []
-    func append(_ item: Element) { lock.withLock { items.append(item) } }
-    var all: [Element] { lock.withLock { items } }
 }
 
 /// The repository's top folder (this file is Tests/BlogPostgresTests/Support.swift).

@@ -90,7 +90,7 @@ struct ConcurrencyTests {
         let stored = try f.store.posts(ofUserID: id)
         #expect(stored.count == count)
         let page = try #require(f.page(of: "Busy"))
-        let positions = stored.map { page.range(of: "id=\"post-\($0.id ?? -1)\"")?.lowerBound }
+        let positions = stored.map { page.range(of: "id=\"post-\($0.id)\"")?.lowerBound }
         #expect(!positions.contains(nil), "every post is on the page")
         let found = positions.compactMap { $0 }
         #expect(found == found.sorted(), "page order matches the database, newest first")

@@ -6,6 +6,7 @@ import Foundation
 import Glibc
 #endif
 import Logging
+import BlogSQLite
 
 /// A whole blog for a test: a temporary folder holding `public/` and
 /// `blog.sqlite`, a `BlogStore` and `PageStore` on them, a quiet

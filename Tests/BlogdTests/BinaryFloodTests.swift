@@ -1,6 +1,7 @@
 import BlogCore
 import Foundation
 import Testing
+import BlogSQLite
 
 /// Floods the real `blogd` binary, so the memory measured is the server's
 /// alone (read from `/proc/PID/status`).

@@ -2,6 +2,7 @@ import BlogCore
 import Foundation
 import Synchronization
 import Testing
+import BlogSQLite
 
 /// The real `blogd`, killed mid-stream and restarted: what it acknowledged
 /// is kept, once, and its pages come back in step with the database.

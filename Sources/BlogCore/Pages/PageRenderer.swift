@@ -18,7 +18,7 @@ public enum PageRenderer {
         var out: [UInt8] = []
         out.reserveCapacity(160 + post.title.utf8.count + post.content.utf8.count)
         out += articleStart
-        out += Array(String(post.id ?? 0).utf8)
+        out += Array(String(post.id).utf8)
         out += titleStart
         HTMLEscape.append(post.title, to: &out)
         out += dateStart

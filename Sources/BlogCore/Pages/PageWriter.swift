@@ -51,7 +51,7 @@ final class PageWriter: Sendable {
     }
 
     private func write(_ user: UserRecord, unlessShowing postID: Int64?, newest: [PostStub]?) throws {
-        let userID = user.id ?? -1
+        let userID = user.id
         while true {
             switch claim(userID, unlessShowing: postID) {
             case .done: return
@@ -87,7 +87,7 @@ final class PageWriter: Sendable {
     }
 
     private func writeClaimed(_ user: UserRecord, newest: [PostStub]?) throws {
-        let userID = user.id ?? -1
+        let userID = user.id
         var shown: Int64 = -1
         var failure: (any Error)?
         writes.add(1, ordering: .relaxed)

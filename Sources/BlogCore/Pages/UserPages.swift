@@ -28,7 +28,7 @@ final class UserPages: Sendable {
     /// holds them now (see `NewPost`); otherwise they are read.
     @discardableResult
     func write(_ user: UserRecord, newest given: [PostStub]? = nil) throws -> Int64 {
-        let userID = user.id ?? -1
+        let userID = user.id
         let newest = try given ?? storage.newestPosts(ofUserID: userID)
         let groups = PageGroup.of(newest)
         let plan = layout.plan(last: groups.first, previous: groups.dropFirst().first)
@@ -50,7 +50,7 @@ final class UserPages: Sendable {
     /// Every page of `user` as the database says it should be, archives
     /// first: file name and bytes.
     func render(_ user: UserRecord) throws -> [(file: String, bytes: [UInt8])] {
-        let userID = user.id ?? -1
+        let userID = user.id
         let plan = layout.plan(groups: try storage.pageGroups(ofUserID: userID, limit: nil).reversed())
         var pages: [(file: String, bytes: [UInt8])] = []
         if plan.newestArchive > 0 {
@@ -82,17 +82,17 @@ final class UserPages: Sendable {
             extra += 1
             changed = true
         }
-        archived.withLock { $0[user.id ?? -1] = pages.count - 1 }
+        archived.withLock { $0[user.id] = pages.count - 1 }
         return changed
     }
 
     /// Forgets what it knew of `user`'s pages on disk (after a failed write).
     func forget(_ user: UserRecord) {
-        archived.withLock { $0[user.id ?? -1] = nil }
+        archived.withLock { $0[user.id] = nil }
     }
 
     private func archivePage(_ user: UserRecord, number: Int) throws -> [UInt8] {
-        let ids = try storage.postIDs(ofUserID: user.id ?? -1, pages: number...number)
+        let ids = try storage.postIDs(ofUserID: user.id, pages: number...number)
         return PageRenderer.archivePage(user: user.name, number: number, fragments: try fragments(ids))
     }
 
@@ -113,8 +113,8 @@ final class UserPages: Sendable {
         var rendered: [Int64: [UInt8]] = [:]
         for post in try storage.posts(ids: missing) {
             let fragment = PageRenderer.fragment(post)
-            rendered[post.id ?? -1] = fragment
-            cache.store(fragment, for: post.id ?? -1)
+            rendered[post.id] = fragment
+            cache.store(fragment, for: post.id)
         }
         for index in fragments.indices where fragments[index] == nil {
             fragments[index] = rendered[ids[index]] ?? []

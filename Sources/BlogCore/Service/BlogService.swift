@@ -86,7 +86,7 @@ public final class BlogService: Sendable {
             }
         }
         self.takeBack = PostTakeBack(storage: store, logger: logger) { [store, userPages] owner in
-            _ = try store.withPageLock(userID: owner.id ?? -1) { try userPages.repair(owner, force: true) }
+            _ = try store.withPageLock(userID: owner.id) { try userPages.repair(owner, force: true) }
         }
         self.logger = logger
         self.now = now
@@ -159,7 +159,7 @@ public final class BlogService: Sendable {
             // A deadline of its own: the page write may have spent the
             // request's, and a user left behind would keep the name taken.
             RequestDeadline.$end.withValue(nil) {
-                undo("user", record.name) { () throws(StorageError) in try storage.deleteUser(id: record.id ?? -1) }
+                undo("user", record.name) { () throws(StorageError) in try storage.deleteUser(id: record.id) }
             }
             users.forget(record.name)
             return .databaseError
@@ -195,7 +195,8 @@ public final class BlogService: Sendable {
 
     private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session) -> Reply {
         do {
-            guard let owner = try users.user(named: user), let ownerID = owner.id else { return .postRefused }
+            guard let owner = try users.user(named: user) else { return .postRefused }
+            let ownerID = owner.id
             let allowed = try settings.openPosting
                 || session.authenticatedUsers.contains(user.key)
                 || leases.isHeld(by: user, from: session.peerAddress)
@@ -213,7 +214,7 @@ public final class BlogService: Sendable {
                 return .postFailed
             }
             let stored = try inserted.get()
-            let postID = stored.record.id ?? -1
+            let postID = stored.record.id
             // Rendered once, here, while its text is at hand.
             fragments.store(PageRenderer.fragment(stored.record), for: postID)
             do {
@@ -255,7 +256,7 @@ public final class BlogService: Sendable {
 
     /// Rewrites a user's pages (main and archives) from the database.
     public func rebuildPage(of owner: UserRecord) throws {
-        _ = try storage.withPageLock(userID: owner.id ?? -1) { try userPages.repair(owner, force: true) }
+        _ = try storage.withPageLock(userID: owner.id) { try userPages.repair(owner, force: true) }
     }
 
     /// Password hashes and checks done so far (registers, logins, and the

@@ -39,7 +39,7 @@ extension BlogService {
         for user in users {
             report.checked += 1
             do {
-                if try storage.withPageLock(userID: user.id ?? -1, { try userPages.repair(user) }) {
+                if try storage.withPageLock(userID: user.id, { try userPages.repair(user) }) {
                     report.rebuilt.append(user.name)
                 }
             } catch {

@@ -151,4 +151,19 @@ extension BlogStorage {
         try insertPost(userID: userID, title: title, content: content, weight: weight, at: date, layout: layout,
                        token: UUID()).record
     }
+
+    /// `addPost` with the weight the service computes and, unless told,
+    /// 50 posts a page (for tests and tools).
+    public func addPost(userID: Int64, title: String, content: String, at date: Date,
+                        layout: PageLayout = PageLayout(pageSize: 50)) throws(StorageError) -> PostRecord {
+        try addPost(userID: userID, title: title, content: content,
+                    weight: PageRenderer.weight(title: title, content: content), at: date, layout: layout)
+    }
+
+    /// A user's posts, newest first (for tests and tools).
+    public func posts(ofUserID userID: Int64) throws(StorageError) -> [PostRecord] {
+        let ids = try postIDs(ofUserID: userID, pages: 1...Int(Int32.max))
+        let byID = Dictionary(try posts(ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return ids.compactMap { byID[$0] }
+    }
 }

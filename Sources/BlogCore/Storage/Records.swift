@@ -1,17 +1,14 @@
 import Foundation
-import GRDB
 
 /// A row of `users`.
-public struct UserRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "users"
-
-    public var id: Int64?
+public struct UserRecord: Codable, Sendable, Equatable {
+    public var id: Int64
     /// The name in the case given at registration.
     public var name: String
     public var passwordHash: String
     public var createdAt: Date
 
-    public init(id: Int64? = nil, name: String, passwordHash: String, createdAt: Date) {
+    public init(id: Int64, name: String, passwordHash: String, createdAt: Date) {
         self.id = id
         self.name = name
         self.passwordHash = passwordHash
@@ -23,17 +20,11 @@ public struct UserRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
         case passwordHash = "password_hash"
         case createdAt = "created_at"
     }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
 }
 
 /// A row of `posts`.
-public struct PostRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "posts"
-
-    public var id: Int64?
+public struct PostRecord: Codable, Sendable, Equatable {
+    public var id: Int64
     public var userID: Int64
     public var title: String
     public var content: String
@@ -43,7 +34,7 @@ public struct PostRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     /// What its text weighs on a page (`PageRenderer.weight`).
     public var weight: Int
 
-    public init(id: Int64? = nil, userID: Int64, title: String, content: String, createdAt: Date,
+    public init(id: Int64, userID: Int64, title: String, content: String, createdAt: Date,
                 page: Int = 1, weight: Int? = nil) {
         self.id = id
         self.userID = userID
@@ -59,14 +50,10 @@ public struct PostRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
         case userID = "user_id"
         case createdAt = "created_at"
     }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
 }
 
 /// One line of the admin listing of users.
-public struct UserSummary: Codable, Sendable, Equatable, FetchableRecord {
+public struct UserSummary: Codable, Sendable, Equatable {
     public var name: String
     public var registeredAt: Date
     public var postCount: Int

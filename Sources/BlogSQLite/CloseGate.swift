@@ -26,7 +26,7 @@ final class CloseGate: @unchecked Sendable {
     func pass<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
         pthread_rwlock_rdlock(lock)
         defer { pthread_rwlock_unlock(lock) }
-        guard !closed else { throw .failed("the database is closed") }
+        guard !closed else { throw .closed }
         return try body()
     }
 

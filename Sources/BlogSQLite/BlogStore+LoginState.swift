@@ -1,4 +1,5 @@
 import Foundation
+import BlogCore
 import GRDB
 
 /// Leases and failed-login counts in SQLite: a lease survives a restart.

@@ -1,4 +1,5 @@
 import Foundation
+import BlogCore
 import GRDB
 
 /// Users and posts in SQLite: the source of truth.
@@ -50,15 +51,21 @@ public final class BlogStore: BlogStorage {
     /// Closes every connection; later calls fail.
     public func close() throws(StorageError) {
         _ = try gate.close { () throws(StorageError) in
-            do { try pool.close() } catch { throw .failed(Self.reason(error)) }
+            do { try pool.close() } catch { throw Self.storageError(error) }
         }
     }
 
     /// Inserts a user; `.nameTaken` when the name exists in any case.
     /// Returns once the commit is on disk.
     public func createUser(name: String, passwordHash: String, at date: Date) throws(StorageError) -> UserRecord {
-        let user = UserRecord(id: nil, name: name, passwordHash: passwordHash, createdAt: date)
-        return try gate.pass { () throws(StorageError) in try insert(user) }
+        let date = date.wholeMilliseconds
+        return try gate.pass { () throws(StorageError) in
+            try write { db in
+                try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES (?, ?, ?)",
+                               arguments: [name, passwordHash, date])
+                return UserRecord(id: db.lastInsertedRowID, name: name, passwordHash: passwordHash, createdAt: date)
+            }
+        }
     }
 
     /// Deletes a user (and, by cascade, their posts).
@@ -71,11 +78,11 @@ public final class BlogStore: BlogStorage {
         try gate.pass { () throws(StorageError) in try delete(PostRecord.self, id) }
     }
 
-    private func delete<Record: MutablePersistableRecord>(_ type: Record.Type, _ id: Int64) throws(StorageError) {
+    private func delete<Record: TableRecord>(_ type: Record.Type, _ id: Int64) throws(StorageError) {
         do {
             _ = try commits.write { db in try Record.deleteOne(db, key: id) }
         } catch {
-            throw .failed(Self.reason(error))
+            throw Self.storageError(error)
         }
     }
 
@@ -98,17 +105,23 @@ public final class BlogStore: BlogStorage {
     /// always known.
     public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
                            layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
-        try gate.pass { () throws(StorageError) in
+        // As stored: SQLite keeps milliseconds (rounded), and a page
+        // rendered from this record must equal one rendered from the row.
+        let date = date.wholeMilliseconds
+        return try gate.pass { () throws(StorageError) in
             try write { db in
                 // One read gives both the group the post joins and, with
                 // the post added, the main page's rows.
                 let before = try Self.newestPosts(db, userID: userID)
                 let last = PageGroup.of(before).first
-                var post = PostRecord(id: nil, userID: userID, title: title, content: content, createdAt: date,
-                                      page: layout.page(forWeight: weight, after: last), weight: weight)
-                try post.insert(db)
+                let page = layout.page(forWeight: weight, after: last)
+                try db.execute(sql: """
+                    INSERT INTO posts (user_id, title, content, created_at, page, weight) VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [userID, title, content, date, page, weight])
+                let post = PostRecord(id: db.lastInsertedRowID, userID: userID, title: title, content: content,
+                                      createdAt: date, page: page, weight: weight)
                 let kept = before.filter { $0.page >= (last?.page == post.page ? 0 : post.page - 1) }
-                return NewPost(record: post, newest: [PostStub(id: post.id ?? -1, page: post.page, weight: weight)] + kept)
+                return NewPost(record: post, newest: [PostStub(id: post.id, page: post.page, weight: weight)] + kept)
             }
         }
     }
@@ -118,15 +131,6 @@ public final class BlogStore: BlogStorage {
 
     /// No tokens are kept.
     public func deletePostTokens(before date: Date) throws(StorageError) {}
-
-    /// Inserts through group commit (see `write`).
-    private func insert<Record: MutablePersistableRecord & Sendable>(_ record: Record) throws(StorageError) -> Record {
-        try write { db in
-            var record = record
-            try record.insert(db)
-            return record
-        }
-    }
 
     /// Runs `work` in the next group commit, mapping the constraints a
     /// caller can cause (a taken name, an unknown user) to their own errors.
@@ -143,17 +147,10 @@ public final class BlogStore: BlogStorage {
         } catch let error as StorageError {
             throw error
         } catch {
-            throw .failed(Self.reason(error))
+            throw Self.storageError(error)
         }
     }
 
-    /// A user's posts, newest first.
-    public func posts(ofUserID userID: Int64) throws(StorageError) -> [PostRecord] {
-        try read { db in
-            try PostRecord.filter(sql: "user_id = ?", arguments: [userID])
-                .order(sql: "id DESC").fetchAll(db)
-        }
-    }
 
     public func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
         try read { db in
@@ -249,19 +246,26 @@ public final class BlogStore: BlogStorage {
                     try String.fetchOne(db, sql: "PRAGMA \(name)")
                 }
             } catch {
-                throw .failed(Self.reason(error))
+                throw Self.storageError(error)
             }
         }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws(StorageError) -> T {
         try gate.pass { () throws(StorageError) in
-            do { return try pool.read(body) } catch { throw .failed(Self.reason(error)) }
+            do { return try pool.read(body) } catch { throw Self.storageError(error) }
         }
     }
 
     static func reason(_ error: any Error) -> String {
         if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
         return "\(error)"
+    }
+
+    /// A GRDB error as a `StorageError` that keeps SQLite's result code.
+    static func storageError(_ error: any Error) -> StorageError {
+        if let error = error as? StorageError { return error }
+        guard let error = error as? DatabaseError else { return .failed("\(error)") }
+        return .sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? "\(error.resultCode)")
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import BlogCore
 import GRDB
 import Synchronization
 

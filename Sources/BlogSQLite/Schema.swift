@@ -1,3 +1,4 @@
+import BlogCore
 import GRDB
 
 /// The database schema; `schema.sql` at the top of the repository is the
