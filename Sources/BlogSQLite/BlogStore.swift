@@ -234,7 +234,7 @@ public final class BlogStore: BlogStorage {
                     FROM users u)
                 ORDER BY last IS NULL, last DESC, name COLLATE NOCASE
                 LIMIT ?
-                """, arguments: [limit]).map { BlogEntry(name: $0["name"], lastPostAt: $0["last"]) }
+                """, arguments: [limit]).map { BlogEntry(name: $0["name"], lastPostAt: ($0["last"] as Date?).map(Date.nearestMillisecond)) }
         }
     }
 

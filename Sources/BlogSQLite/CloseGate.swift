@@ -1,3 +1,4 @@
+import BlogCore
 #if canImport(Glibc)
 import Glibc
 #endif

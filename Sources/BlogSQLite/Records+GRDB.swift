@@ -1,16 +1,42 @@
 import BlogCore
+import Foundation
 import GRDB
 
-// The records as rows of the SQLite schema (`Schema`): their columns are
-// their coding keys. Inserts are plain SQL (`BlogStore`), so a record
-// always has its id.
+// The records as rows of the SQLite schema (`Schema`). Inserts are plain
+// SQL (`BlogStore`), so a record always has its id. Times are stored as
+// text to the millisecond and read back to the nearest one: parsed, the
+// text gives a `Date` a hair off the one stored, and a record read back
+// must equal the one its insert returned (pages rendered from either are
+// the same bytes, and so are both backends' records).
 
-extension UserRecord: @retroactive FetchableRecord, @retroactive TableRecord {
+extension UserRecord: FetchableRecord, TableRecord {
     public static let databaseTableName = "users"
+
+    public init(row: Row) throws {
+        self.init(id: row["id"], name: row["name"], passwordHash: row["password_hash"],
+                  createdAt: Date.nearestMillisecond(row["created_at"]))
+    }
 }
 
-extension PostRecord: @retroactive FetchableRecord, @retroactive TableRecord {
+extension PostRecord: FetchableRecord, TableRecord {
     public static let databaseTableName = "posts"
+
+    public init(row: Row) throws {
+        self.init(id: row["id"], userID: row["user_id"], title: row["title"], content: row["content"],
+                  createdAt: Date.nearestMillisecond(row["created_at"]), page: row["page"], weight: row["weight"])
+    }
 }
 
-extension UserSummary: @retroactive FetchableRecord {}
+extension UserSummary: FetchableRecord {
+    public init(row: Row) throws {
+        self.init(name: row["name"], registeredAt: Date.nearestMillisecond(row["registered_at"]), postCount: row["posts"],
+                  lastPostAt: (row["last_post_at"] as Date?).map(Date.nearestMillisecond))
+    }
+}
+
+extension Date {
+    /// `date` to the nearest whole millisecond.
+    static func nearestMillisecond(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+}

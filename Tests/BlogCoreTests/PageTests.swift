@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Pages")
 struct PageTests {
-    private func post(_ id: Int64?, title: String = "Title", content: String = "Text",
+    private func post(_ id: Int64, title: String = "Title", content: String = "Text",
                       at date: Date = TestClock.start) -> PostRecord {
         PostRecord(id: id, userID: 1, title: title, content: content, createdAt: date)
     }
