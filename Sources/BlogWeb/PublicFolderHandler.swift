@@ -8,16 +8,24 @@ import NIOCore
 /// `alice.2.html`, `style.css`, `index.html`): no sub-paths, no `..`, no
 /// percent-encoding, no hidden files (the pages' temporary files start with
 /// a dot). The decision is `route(method:path:)`, a pure function; `reply`
-/// adds the file's bytes. With a `health` check, `/healthz` answers 200 when
-/// it passes and 503 when not, for a load balancer.
+/// adds the file's bytes. Every file carries an `ETag` and `Last-Modified`,
+/// and a GET naming the version the client has gets `304 Not Modified`.
+/// With a `health` check, `/healthz` answers 200 when it passes and 503
+/// when not, for a load balancer.
 ///
 ///     let files = PublicFolderHandler(folder: URL(fileURLWithPath: "public"))
 ///     let reply = await files.reply(method: .get, path: "/alice.html")
 ///     print(reply.status.code)   // 200, or 404 when there is no such page
 public struct PublicFolderHandler: Sendable {
     public let folder: URL
+    /// A file's bytes and the version they are.
+    struct FileContent: Sendable {
+        var bytes: ByteBuffer
+        var version: FileVersion
+    }
+
     /// Reads a whole file, `nil` when it cannot (missing, a folder, ...).
-    let read: @Sendable (_ path: String) async -> ByteBuffer?
+    let read: @Sendable (_ path: String) async -> FileContent?
     /// Whether the server can serve (its database answers), or nil for no
     /// health endpoint.
     let health: (@Sendable () async -> Bool)?
@@ -28,7 +36,7 @@ public struct PublicFolderHandler: Sendable {
         self.init(folder: folder, read: { Self.readFile(atPath: $0) }, health: health)
     }
 
-    init(folder: URL, read: @escaping @Sendable (_ path: String) async -> ByteBuffer?,
+    init(folder: URL, read: @escaping @Sendable (_ path: String) async -> FileContent?,
          health: (@Sendable () async -> Bool)? = nil) {
         self.folder = folder
         self.read = read
@@ -62,8 +70,9 @@ public struct PublicFolderHandler: Sendable {
     static let nosniff = HTTPField.Name("X-Content-Type-Options")!
 
     /// The answer to `method` on `path` (the request target as sent, before
-    /// any decoding, without the query).
-    public func reply(method: HTTPRequest.Method, path: String) async -> Reply {
+    /// any decoding, without the query), given the request's `fields`
+    /// (`If-None-Match`, `If-Modified-Since`).
+    public func reply(method: HTTPRequest.Method, path: String, fields: HTTPFields = [:]) async -> Reply {
         switch Self.route(method: method, path: path, health: health != nil) {
         case .health(let withBody):
             let healthy = await health?() ?? false
@@ -76,16 +85,26 @@ public struct PublicFolderHandler: Sendable {
         case .notFound:
             return Self.plain(.notFound, "not found\n")
         case .file(let name, let contentType, let withBody):
-            guard let data = await read(folder.appendingPathComponent(name).path) else {
+            guard let file = await read(folder.appendingPathComponent(name).path) else {
                 return Self.plain(.notFound, "not found\n")
             }
-            let headers: HTTPFields = [
-                .contentType: contentType,
-                .contentLength: String(data.readableBytes),
+            // no-cache: a reader may keep a page, but asks each time
+            // whether it is still the current one.
+            let validators: HTTPFields = [
+                .eTag: file.version.etag,
+                .lastModified: file.version.lastModified,
                 .cacheControl: "no-cache",
+            ]
+            if file.version.isCurrent(ifNoneMatch: fields[.ifNoneMatch], ifModifiedSince: fields[.ifModifiedSince]) {
+                return Reply(status: .notModified, headers: validators, body: ByteBuffer())
+            }
+            var headers: HTTPFields = [
+                .contentType: contentType,
+                .contentLength: String(file.bytes.readableBytes),
                 Self.nosniff: "nosniff",
             ]
-            return Reply(status: .ok, headers: headers, body: withBody ? data : ByteBuffer())
+            headers.append(contentsOf: validators)
+            return Reply(status: .ok, headers: headers, body: withBody ? file.bytes : ByteBuffer())
         }
     }
 
@@ -114,10 +133,18 @@ public struct PublicFolderHandler: Sendable {
         return name
     }
 
-    /// The whole file at `path`; `nil` for a folder or anything unreadable.
-    static func readFile(atPath path: String) -> ByteBuffer? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return ByteBuffer(bytes: data)
+    /// The whole file at `path` and its version, both from one open file
+    /// (a page replaced meanwhile is read whole, old or new); `nil` for a
+    /// folder or anything unreadable.
+    static func readFile(atPath path: String) -> FileContent? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              let data = try? handle.readToEnd() ?? Data() else { return nil }
+        let modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
+        return FileContent(bytes: ByteBuffer(bytes: data), version: FileVersion(modifiedNanoseconds: modified, size: data.count))
     }
 
     private static func plain(_ status: HTTPResponse.Status, _ text: String, extra: HTTPFields = [:]) -> Reply {

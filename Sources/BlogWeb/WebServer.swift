@@ -116,8 +116,9 @@ public final class WebServer: Sendable {
             idleTimeout: timeout,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes))
         return HTTP1Channel(responder: { request, writer, _ in
-            let reply = await files.reply(method: request.method, path: request.uri.path)
-            let head = HTTPResponse(status: reply.status, headerFields: reply.headers)
+            let reply = await files.reply(method: request.method, path: request.uri.path, fields: request.headers)
+            var head = HTTPResponse(status: reply.status, headerFields: reply.headers)
+            head.headerFields[.date] = HTTPDate.format(Int(time(nil)))
             if reply.body.readableBytes == 0 {
                 try await writer.writeResponse(head)
             } else {

@@ -108,6 +108,54 @@ struct PublicFolderHandlerTests {
     @Test func noHealthEndpointWithoutACheck() async {
         #expect(await handler.reply(method: .get, path: "/healthz").status == .notFound)
     }
+
+    /// Every page has an ETag and a Last-Modified; a GET naming the version
+    /// the client holds is a 304 without a body, and a new version of the
+    /// page is a 200 again.
+    @Test func conditionalGetsAnswer304ForTheCurrentVersion() async throws {
+        let first = await handler.reply(method: .get, path: "/alice.html")
+        let etag = try #require(first.headers[.eTag])
+        let modified = try #require(first.headers[.lastModified])
+        #expect(etag.hasPrefix("\"") && etag.hasSuffix("\""))
+        #expect(HTTPDate.parse(modified) != nil)
+
+        func status(_ fields: HTTPFields) async -> HTTPResponse.Status {
+            await handler.reply(method: .get, path: "/alice.html", fields: fields).status
+        }
+        let notModified = await handler.reply(method: .get, path: "/alice.html", fields: [.ifNoneMatch: etag])
+        #expect(notModified.status == .notModified)
+        #expect(notModified.body.readableBytes == 0)
+        #expect(notModified.headers[.eTag] == etag)
+        #expect(await status([.ifNoneMatch: "W/\(etag)"]) == .notModified, "weak comparison")
+        #expect(await status([.ifNoneMatch: "\"other\", \(etag)"]) == .notModified, "one of a list")
+        #expect(await status([.ifNoneMatch: "*"]) == .notModified)
+        #expect(await status([.ifNoneMatch: "\"other\""]) == .ok)
+        #expect(await status([.ifModifiedSince: modified]) == .notModified)
+        #expect(await status([.ifModifiedSince: "Thu, 01 Jan 1970 00:00:00 GMT"]) == .ok)
+        #expect(await status([.ifModifiedSince: "yesterday"]) == .ok, "a date it cannot read asks for the page")
+        #expect(await status([.ifNoneMatch: "\"other\"", .ifModifiedSince: modified]) == .ok, "If-None-Match wins")
+
+        // A page is replaced by renaming a new file over it, as blogd writes.
+        let page = folder.public.appendingPathComponent("alice.html")
+        let next = folder.public.appendingPathComponent(".alice.html.tmp")
+        try Data("<h1>alice, again</h1>".utf8).write(to: next)
+        _ = rename(next.path, page.path)
+        let fresh = await handler.reply(method: .get, path: "/alice.html", fields: [.ifNoneMatch: etag])
+        #expect(fresh.status == .ok)
+        #expect(String(buffer: fresh.body) == "<h1>alice, again</h1>")
+        #expect(fresh.headers[.eTag] != etag)
+    }
+
+    @Test func httpDatesBothWays() {
+        #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
+        #expect(HTTPDate.parse(HTTPDate.format(1_800_000_000)) == 1_800_000_000)
+        for bad in ["", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 32 Nov 1994 08:49:37 GMT",
+                    "Sun, 06 Foo 1994 08:49:37 GMT", "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 UTC"] {
+            #expect(HTTPDate.parse(bad) == nil, "\(bad)")
+        }
+    }
 }
 
 /// A temporary folder with a public folder of pages, a stylesheet, a

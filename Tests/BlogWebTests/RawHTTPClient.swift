@@ -83,8 +83,10 @@ final class RawHTTPConnection: @unchecked Sendable {
     func send(_ text: String) -> Int { send(Array(text.utf8)) }
 
     /// Sends one request (keep-alive unless `close`) and reads its response.
-    func request(_ path: String, method: String = "GET", close: Bool = false) throws -> RawResponse {
-        send("\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(close ? "Connection: close\r\n" : "")\r\n")
+    /// `fields` are extra header lines (`"If-None-Match: \"x\""`).
+    func request(_ path: String, method: String = "GET", close: Bool = false, fields: [String] = []) throws -> RawResponse {
+        let extra = fields.map { $0 + "\r\n" }.joined()
+        send("\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(extra)\(close ? "Connection: close\r\n" : "")\r\n")
         return try readResponse(bodyExpected: method != "HEAD")
     }
 

@@ -37,6 +37,28 @@ struct WebServerTests {
         await web.stop()
     }
 
+    /// Over the wire: a `Date` on every response, and a 304 with no body
+    /// that leaves the keep-alive connection ready for the next request.
+    @Test func dateAndConditionalGetOverTheWire() async throws {
+        let web = try await start()
+        let port = web.port
+        let (page, cached, next) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            let page = try connection.request("/alice.html")
+            let cached = try connection.request("/alice.html", fields: ["If-None-Match: \(page.headers["etag"] ?? "")"])
+            return (page, cached, try connection.request("/alice.2.html"))
+        }
+        #expect(page.status == 200)
+        #expect(HTTPDate.parse(page.headers["date"] ?? "") != nil, "\(page.headers)")
+        #expect(page.headers["etag"] != nil && page.headers["last-modified"] != nil)
+        #expect(cached.status == 304)
+        #expect(cached.body.isEmpty)
+        #expect(HTTPDate.parse(cached.headers["date"] ?? "") != nil)
+        #expect(next.status == 200 && next.text == "<h1>alice 2</h1>")
+        await web.stop()
+    }
+
     @Test func headGivesTheLengthAndNoBody() async throws {
         let web = try await start()
         let port = web.port
