@@ -29,17 +29,21 @@ public struct PublicFolderHandler: Sendable {
     /// Whether the server can serve (its database answers), or nil for no
     /// health endpoint.
     let health: (@Sendable () async -> Bool)?
+    /// gzips a body (`ContentCoding.gzip`), where the caller wants the work done.
+    let compress: @Sendable (ByteBuffer) async -> ByteBuffer?
 
     /// Reads files on the calling thread (fine for tests and tools; the
     /// web server passes a reader that runs on a thread of its own).
     public init(folder: URL, health: (@Sendable () async -> Bool)? = nil) {
-        self.init(folder: folder, read: { Self.readFile(atPath: $0) }, health: health)
+        self.init(folder: folder, read: { Self.readFile(atPath: $0) }, compress: { ContentCoding.gzip($0) }, health: health)
     }
 
     init(folder: URL, read: @escaping @Sendable (_ path: String) async -> FileContent?,
+         compress: @escaping @Sendable (ByteBuffer) async -> ByteBuffer?,
          health: (@Sendable () async -> Bool)? = nil) {
         self.folder = folder
         self.read = read
+        self.compress = compress
         self.health = health
     }
 
@@ -88,23 +92,32 @@ public struct PublicFolderHandler: Sendable {
             guard let file = await read(folder.appendingPathComponent(name).path) else {
                 return Self.plain(.notFound, "not found\n")
             }
+            let gzip = ContentCoding.acceptsGzip(fields[.acceptEncoding])
+                && file.bytes.readableBytes >= ContentCoding.minimumBytes
             // no-cache: a reader may keep a page, but asks each time
-            // whether it is still the current one.
-            let validators: HTTPFields = [
-                .eTag: file.version.etag,
+            // whether it is still the current one. The gzipped body is
+            // another representation: its tag is weak, as nginx makes it.
+            var validators: HTTPFields = [
+                .eTag: gzip ? "W/" + file.version.etag : file.version.etag,
                 .lastModified: file.version.lastModified,
                 .cacheControl: "no-cache",
+                .vary: "Accept-Encoding",
             ]
             if file.version.isCurrent(ifNoneMatch: fields[.ifNoneMatch], ifModifiedSince: fields[.ifModifiedSince]) {
                 return Reply(status: .notModified, headers: validators, body: ByteBuffer())
             }
-            var headers: HTTPFields = [
-                .contentType: contentType,
-                .contentLength: String(file.bytes.readableBytes),
-                Self.nosniff: "nosniff",
-            ]
+            var body = file.bytes
+            var headers: HTTPFields = [.contentType: contentType]
+            if gzip, let packed = await compress(body) {
+                body = packed
+                headers[.contentEncoding] = "gzip"
+            } else {
+                validators[.eTag] = file.version.etag
+            }
+            headers[.contentLength] = String(body.readableBytes)
+            headers[Self.nosniff] = "nosniff"
             headers.append(contentsOf: validators)
-            return Reply(status: .ok, headers: headers, body: withBody ? file.bytes : ByteBuffer())
+            return Reply(status: .ok, headers: headers, body: withBody ? body : ByteBuffer())
         }
     }
 

@@ -53,8 +53,11 @@ public final class WebServer: Sendable {
                                           maxPerAddress: limits.maxConnectionsPerAddress)
         // Never on the file thread: a database that hangs would stop the pages.
         let healthy = health.map { HealthProbe(limit: 1, $0).check }
+        // Reading and compressing on the file thread, off the event loop.
         let files = PublicFolderHandler(folder: folder, read: { path in
             try? await fileThread.runIfActive { PublicFolderHandler.readFile(atPath: path) }
+        }, compress: { body in
+            try? await fileThread.runIfActive { ContentCoding.gzip(body) }
         }, health: healthy)
         let channel = Self.channel(files: files, limits: limits, connections: connections)
         // Hummingbird announces its start at info level, in words the

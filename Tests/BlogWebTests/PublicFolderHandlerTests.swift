@@ -1,3 +1,4 @@
+import CompressNIO
 import Foundation
 import HTTPTypes
 import NIOCore
@@ -144,6 +145,53 @@ struct PublicFolderHandlerTests {
         #expect(fresh.status == .ok)
         #expect(String(buffer: fresh.body) == "<h1>alice, again</h1>")
         #expect(fresh.headers[.eTag] != etag)
+    }
+
+    /// A client that asks for gzip gets the page gzipped (with a weak tag:
+    /// another representation, and a 304 still works with it); one that
+    /// does not, or refuses it (q=0), or asks for a tiny file, gets bytes
+    /// as they are. Every page says it varies by Accept-Encoding.
+    @Test func gzipWhenAsked() async throws {
+        let text = (0..<200).map { "<article><h2>Post \($0)</h2><p>Some text of the post.</p></article>\n" }.joined()
+        try Data(text.utf8).write(to: folder.public.appendingPathComponent("bob.html"))
+        let packed = await handler.reply(method: .get, path: "/bob.html", fields: [.acceptEncoding: "br, gzip, deflate"])
+        #expect(packed.headers[.contentEncoding] == "gzip")
+        #expect(packed.headers[.vary] == "Accept-Encoding")
+        #expect(packed.headers[.contentLength] == String(packed.body.readableBytes))
+        #expect(packed.body.readableBytes < text.utf8.count / 4)
+        var body = packed.body
+        #expect(String(buffer: try body.decompress(with: .gzip())) == text)
+        let etag = try #require(packed.headers[.eTag])
+        #expect(etag.hasPrefix("W/\""))
+        let cached = await handler.reply(method: .get, path: "/bob.html", fields: [.acceptEncoding: "gzip", .ifNoneMatch: etag])
+        #expect(cached.status == .notModified)
+
+        let head = await handler.reply(method: .head, path: "/bob.html", fields: [.acceptEncoding: "gzip"])
+        #expect(head.headers[.contentLength] == packed.headers[.contentLength] && head.body.readableBytes == 0)
+        for accept in [nil, "identity", "gzip;q=0", "br", "*;q=0"] as [String?] {
+            var fields: HTTPFields = [:]
+            fields[.acceptEncoding] = accept
+            let plain = await handler.reply(method: .get, path: "/bob.html", fields: fields)
+            #expect(plain.headers[.contentEncoding] == nil, "\(accept ?? "none")")
+            #expect(String(buffer: plain.body) == text)
+            #expect(plain.headers[.eTag]?.hasPrefix("W/") == false)
+            #expect(plain.headers[.vary] == "Accept-Encoding")
+        }
+        #expect(await handler.reply(method: .get, path: "/alice.html", fields: [.acceptEncoding: "gzip"]).headers[.contentEncoding] == nil,
+                "14 bytes go as they are")
+    }
+
+    @Test func acceptEncodingWeights() {
+        #expect(ContentCoding.acceptsGzip("gzip"))
+        #expect(ContentCoding.acceptsGzip("deflate, gzip;q=0.5"))
+        #expect(ContentCoding.acceptsGzip("*"))
+        #expect(ContentCoding.acceptsGzip("x-gzip"))
+        #expect(ContentCoding.acceptsGzip(" GZIP ; q=1 "))
+        #expect(!ContentCoding.acceptsGzip(nil))
+        #expect(!ContentCoding.acceptsGzip(""))
+        #expect(!ContentCoding.acceptsGzip("gzip;q=0"))
+        #expect(!ContentCoding.acceptsGzip("gzip;q=0, *"), "named wins over *")
+        #expect(!ContentCoding.acceptsGzip("br, deflate"))
     }
 
     @Test func httpDatesBothWays() {

@@ -1,6 +1,8 @@
 import BlogSockets
+import CompressNIO
 import Foundation
 import Logging
+import NIOCore
 import Testing
 @testable import BlogWeb
 
@@ -56,6 +58,26 @@ struct WebServerTests {
         #expect(cached.body.isEmpty)
         #expect(HTTPDate.parse(cached.headers["date"] ?? "") != nil)
         #expect(next.status == 200 && next.text == "<h1>alice 2</h1>")
+        await web.stop()
+    }
+
+    /// gzip over the wire: the body that arrives is the page, gzipped, and
+    /// the keep-alive connection goes on after it.
+    @Test func gzipOverTheWire() async throws {
+        let text = String(repeating: "<p>the same line of a post, again and again</p>\n", count: 400)
+        try Data(text.utf8).write(to: folder.public.appendingPathComponent("carol.html"))
+        let web = try await start()
+        let port = web.port
+        let (packed, next) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            return (try connection.request("/carol.html", fields: ["Accept-Encoding: gzip"]), try connection.request("/alice.html"))
+        }
+        #expect(packed.status == 200)
+        #expect(packed.headers["content-encoding"] == "gzip")
+        var body = ByteBuffer(bytes: packed.body)
+        #expect(String(buffer: try body.decompress(with: .gzip())) == text)
+        #expect(next.status == 200 && next.text == "<h1>alice</h1>")
         await web.stop()
     }
 
