@@ -42,8 +42,10 @@ public final class WebServer: Sendable {
     /// `health`, when given, answers `/healthz` (see `PublicFolderHandler`);
     /// it may block: it runs on a thread of its own, one at a time, and
     /// one that has not answered within a second is a 503 (`HealthProbe`).
+    /// With `accessLog`, each request is logged there at info level, one
+    /// line: method, path, status, body bytes, milliseconds, the peer.
     public init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
-                health: (@Sendable () -> Bool)? = nil) async throws(StartError) {
+                health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil) async throws(StartError) {
         guard let bindHosts = ListenHost.bindHosts(for: host) else { throw .badHost(host) }
         guard (0...65535).contains(port) else { throw .cannotListen(host: host, port: port, reason: "no such port") }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -59,7 +61,7 @@ public final class WebServer: Sendable {
         }, compress: { body in
             try? await fileThread.runIfActive { ContentCoding.gzip(body) }
         }, health: healthy)
-        let channel = Self.channel(files: files, limits: limits, connections: connections)
+        let channel = Self.channel(files: files, limits: limits, connections: connections, accessLog: accessLog)
         // Hummingbird announces its start at info level, in words the
         // tests' "listening on" search would take for the blog port.
         var quiet = logger
@@ -112,14 +114,28 @@ public final class WebServer: Sendable {
     /// How each connection is set up: Hummingbird's HTTP/1 pipeline with
     /// the header limits, plus the handlers for bad requests, deadlines
     /// and the connection list.
-    private static func channel(files: PublicFolderHandler, limits: Limits, connections: OpenConnections) -> HTTP1Channel {
+    private static func channel(files: PublicFolderHandler, limits: Limits, connections: OpenConnections,
+                                accessLog: Logger?) -> HTTP1Channel {
         let timeout = TimeAmount(limits.timeout)
         let configuration = HTTP1Channel.Configuration(
             additionalChannelHandlers: [BadRequestHandler(), RequestDeadlineHandler(timeout: timeout), connections.tracker()],
             idleTimeout: timeout,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes))
-        return HTTP1Channel(responder: { request, writer, _ in
+        return HTTP1Channel(responder: { request, writer, channel in
+            let started = ContinuousClock.now
             let reply = await files.reply(method: request.method, path: request.uri.path, fields: request.headers)
+            defer {
+                if let accessLog {
+                    // The path as sent, but never a control character into the log.
+                    let path = String(request.uri.path.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) })
+                    let (seconds, attoseconds) = (ContinuousClock.now - started).components
+                    let milliseconds = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+                    accessLog.info("\(request.method) \(path) \(reply.status.code) \(reply.body.readableBytes)", metadata: [
+                        "ms": "\((milliseconds * 10).rounded() / 10)",
+                        "peer": "\(channel.remoteAddress?.ipAddress ?? "-")",
+                    ])
+                }
+            }
             var head = HTTPResponse(status: reply.status, headerFields: reply.headers)
             head.headerFields[.date] = HTTPDate.format(Int(time(nil)))
             if reply.body.readableBytes == 0 {

@@ -78,7 +78,8 @@ struct Serve: AsyncParsableCommand {
                                               // Healthy: the database answers. A stopping server has
                                               // closed its port already, which a balancer sees too.
                                               (try? store.ping()) != nil
-                                          })
+                                          },
+                                          accessLog: settings.httpAccessLog ? Logger(label: "blogd.http.access") : nil)
             } catch {
                 server.stop(timeout: 1)
                 throw fail(error.description)

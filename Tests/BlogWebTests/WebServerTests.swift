@@ -3,6 +3,7 @@ import CompressNIO
 import Foundation
 import Logging
 import NIOCore
+import Synchronization
 import Testing
 @testable import BlogWeb
 
@@ -79,6 +80,49 @@ struct WebServerTests {
         #expect(String(buffer: try body.decompress(with: .gzip())) == text)
         #expect(next.status == 200 && next.text == "<h1>alice</h1>")
         await web.stop()
+    }
+
+    /// A log handler that keeps the lines it is given.
+    final class Lines: Sendable {
+        let all = Mutex<[String]>([])
+    }
+
+    struct Captured: LogHandler {
+        let lines: Lines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .info
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            lines.all.withLock { $0.append("\(event.message) \(fields)") }
+        }
+    }
+
+    /// With an access log, one line a request: method, path (control
+    /// characters replaced), status, bytes, time and peer.
+    @Test func accessLogHasALineARequest() async throws {
+        let lines = Lines()
+        let captured = Captured(lines: lines)
+        let web = try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"),
+                                      accessLog: Logger(label: "test.access") { _ in captured })
+        let port = web.port
+        _ = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            _ = try connection.request("/alice.html")
+            _ = try connection.request("/missing.html")
+            return try connection.request("/alice.html", method: "HEAD")
+        }
+        await web.stop()
+        let logged = lines.all.withLock { $0 }
+        #expect(logged.count == 3, "\(logged)")
+        #expect(logged.first?.hasPrefix("GET /alice.html 200 14 ms=") == true, "\(logged)")
+        #expect(logged.first?.hasSuffix("peer=127.0.0.1") == true, "\(logged)")
+        #expect(logged.dropFirst().first?.hasPrefix("GET /missing.html 404 ") == true, "\(logged)")
+        #expect(logged.last?.hasPrefix("HEAD /alice.html 200 0 ") == true, "\(logged)")
     }
 
     @Test func headGivesTheLengthAndNoBody() async throws {

@@ -24,6 +24,8 @@ public struct BlogConfig: Sendable, Equatable {
     public var httpMaxConnections = 4096
     /// HTTP connections from one address (an IPv6 /64) at once.
     public var httpMaxConnectionsPerAddress = 32
+    /// A log line for each HTTP request (`blogd.http.access`, info level).
+    public var httpAccessLog = false
     /// The web folder where `NAME.html` pages go, beside `style.css`.
     public var publicFolder = "public"
     /// Answer many messages per connection instead of one.

@@ -82,6 +82,7 @@ public enum ConfigLoader {
         config.httpTimeout = try double(reader, "http_timeout", config.httpTimeout, 0.01...3600)
         config.httpMaxConnections = try int(reader, "http_max_connections", config.httpMaxConnections, 1...1_000_000)
         config.httpMaxConnectionsPerAddress = try int(reader, "http_max_connections_per_address", config.httpMaxConnectionsPerAddress, 1...1_000_000)
+        config.httpAccessLog = try bool(reader, "http_access_log", config.httpAccessLog)
         config.database = try string(reader, "db", config.database)
         config.storageDeadline = try double(reader, "storage_deadline", config.storageDeadline, 0.1...600)
         config.publicFolder = try string(reader, "public", config.publicFolder)
