@@ -1,20 +1,35 @@
+import Foundation
 import HTTPTypes
 
-/// What tells one version of a page from the next, for conditional GETs:
-/// its modification time and size, as nginx makes its `ETag`. blogd
-/// replaces a page by renaming a new file over it, so every write makes a
-/// new time, to the nanosecond.
+/// What tells one version of a page from the next, for conditional GETs
+/// and the pages kept in memory: its inode, modification time and size.
+/// blogd replaces a page by renaming a new file over it, so every write is
+/// a new inode, even within one tick of the file system's clock (a few
+/// milliseconds, in which two writes of one size would share a time).
 ///
-///     let version = FileVersion(modifiedNanoseconds: 1_700_000_000_123_456_789, size: 52_000)
-///     version.etag                                        // "\"17a1d6e2c4b2a5f15-cb20\""
+///     let version = FileVersion(inode: 1234, modifiedNanoseconds: 1_700_000_000_123_456_789, size: 52_000)
+///     version.etag                                        // "\"4d2-17a1d6e2c4b2a5f15-cb20\""
 ///     version.isCurrent(ifNoneMatch: version.etag, ifModifiedSince: nil)   // true: answer 304
 struct FileVersion: Equatable, Sendable {
+    var inode: UInt64
     var modifiedNanoseconds: Int
     var size: Int
 
-    /// A strong validator: quoted, hexadecimal time and size.
+    /// A strong validator: quoted, hexadecimal inode, time and size.
     var etag: String {
-        "\"\(String(modifiedNanoseconds, radix: 16))-\(String(size, radix: 16))\""
+        "\"\(String(inode, radix: 16))-\(String(modifiedNanoseconds, radix: 16))-\(String(size, radix: 16))\""
+    }
+
+    /// The version `info` (from `stat`) describes.
+    init(_ info: stat) {
+        self.init(inode: UInt64(info.st_ino), modifiedNanoseconds: Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec),
+                  size: Int(info.st_size))
+    }
+
+    init(inode: UInt64, modifiedNanoseconds: Int, size: Int) {
+        self.inode = inode
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.size = size
     }
 
     var lastModified: String { HTTPDate.format(modifiedSeconds) }

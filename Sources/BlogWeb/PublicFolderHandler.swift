@@ -29,17 +29,19 @@ public struct PublicFolderHandler: Sendable {
     /// Whether the server can serve (its database answers), or nil for no
     /// health endpoint.
     let health: (@Sendable () async -> Bool)?
-    /// gzips a body (`ContentCoding.gzip`), where the caller wants the work done.
-    let compress: @Sendable (ByteBuffer) async -> ByteBuffer?
+    /// gzips a file's body (`ContentCoding.gzip`), where the caller wants
+    /// the work done.
+    let compress: @Sendable (_ file: FileContent, _ path: String) async -> ByteBuffer?
 
     /// Reads files on the calling thread (fine for tests and tools; the
     /// web server passes a reader that runs on a thread of its own).
     public init(folder: URL, health: (@Sendable () async -> Bool)? = nil) {
-        self.init(folder: folder, read: { Self.readFile(atPath: $0) }, compress: { ContentCoding.gzip($0) }, health: health)
+        self.init(folder: folder, read: { Self.readFile(atPath: $0) }, compress: { file, _ in ContentCoding.gzip(file.bytes) },
+                  health: health)
     }
 
     init(folder: URL, read: @escaping @Sendable (_ path: String) async -> FileContent?,
-         compress: @escaping @Sendable (ByteBuffer) async -> ByteBuffer?,
+         compress: @escaping @Sendable (_ file: FileContent, _ path: String) async -> ByteBuffer?,
          health: (@Sendable () async -> Bool)? = nil) {
         self.folder = folder
         self.read = read
@@ -89,7 +91,8 @@ public struct PublicFolderHandler: Sendable {
         case .notFound:
             return Self.plain(.notFound, "not found\n")
         case .file(let name, let contentType, let withBody):
-            guard let file = await read(folder.appendingPathComponent(name).path) else {
+            let path = folder.appendingPathComponent(name).path
+            guard let file = await read(path) else {
                 return Self.plain(.notFound, "not found\n")
             }
             let gzip = ContentCoding.acceptsGzip(fields[.acceptEncoding])
@@ -108,7 +111,7 @@ public struct PublicFolderHandler: Sendable {
             }
             var body = file.bytes
             var headers: HTTPFields = [.contentType: contentType]
-            if gzip, let packed = await compress(body) {
+            if gzip, let packed = await compress(file, path) {
                 body = packed
                 headers[.contentEncoding] = "gzip"
             } else {
@@ -156,8 +159,9 @@ public struct PublicFolderHandler: Sendable {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
               let data = try? handle.readToEnd() ?? Data() else { return nil }
-        let modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-        return FileContent(bytes: ByteBuffer(bytes: data), version: FileVersion(modifiedNanoseconds: modified, size: data.count))
+        var version = FileVersion(info)
+        version.size = data.count
+        return FileContent(bytes: ByteBuffer(bytes: data), version: version)
     }
 
     private static func plain(_ status: HTTPResponse.Status, _ text: String, extra: HTTPFields = [:]) -> Reply {

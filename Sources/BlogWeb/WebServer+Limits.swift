@@ -34,13 +34,16 @@ extension WebServer {
         public var maxConnections: Int
         /// Connections from one address at once. Default 32.
         public var maxConnectionsPerAddress: Int
+        /// Bytes of pages (plain and gzipped) kept in memory. Default 64 MiB.
+        public var cacheBytes: Int
 
         public init(maxHeaderBytes: Int = 16 * 1024, timeout: Duration = .seconds(10), maxConnections: Int = 4096,
-                    maxConnectionsPerAddress: Int = 32) {
+                    maxConnectionsPerAddress: Int = 32, cacheBytes: Int = 64 << 20) {
             self.maxHeaderBytes = maxHeaderBytes
             self.timeout = timeout
             self.maxConnections = maxConnections
             self.maxConnectionsPerAddress = maxConnectionsPerAddress
+            self.cacheBytes = cacheBytes
         }
     }
 }

@@ -55,11 +55,13 @@ public final class WebServer: Sendable {
                                           maxPerAddress: limits.maxConnectionsPerAddress)
         // Never on the file thread: a database that hangs would stop the pages.
         let healthy = health.map { HealthProbe(limit: 1, $0).check }
-        // Reading and compressing on the file thread, off the event loop.
+        // Reading and compressing on the file thread, off the event loop,
+        // through the pages kept in memory.
+        let cache = FileCache(capacity: limits.cacheBytes)
         let files = PublicFolderHandler(folder: folder, read: { path in
-            try? await fileThread.runIfActive { PublicFolderHandler.readFile(atPath: path) }
-        }, compress: { body in
-            try? await fileThread.runIfActive { ContentCoding.gzip(body) }
+            try? await fileThread.runIfActive { cache.read(atPath: path) }
+        }, compress: { file, path in
+            try? await fileThread.runIfActive { cache.gzip(file, atPath: path) }
         }, health: healthy)
         let channel = Self.channel(files: files, limits: limits, connections: connections, accessLog: accessLog)
         // Hummingbird announces its start at info level, in words the
