@@ -36,23 +36,35 @@ final class FileCache: Sendable {
     /// Files read from disk and bodies gzipped so far (for tests).
     var counts: (diskReads: Int, compressions: Int) { state.withLock { ($0.diskReads, $0.compressions) } }
 
-    /// The file at `path`: from memory when its modification time and size
-    /// are still those of the copy kept, else from disk (and kept).
-    func read(atPath path: String) -> PublicFolderHandler.FileContent? {
+    /// The copy kept of the file at `path`, if it is still the file's
+    /// version: one `stat` and no read, cheap enough for the event loop.
+    func current(atPath path: String) -> PublicFolderHandler.FileContent? {
         var info = stat()
         guard stat(path, &info) == 0 else {
             forget(path)
             return nil
         }
         let current = FileVersion(info)
-        let cached = state.withLock { state -> PublicFolderHandler.FileContent? in
+        return state.withLock { state -> PublicFolderHandler.FileContent? in
             guard var entry = state.entries[path], entry.content.version == current else { return nil }
             state.clock += 1
             entry.lastUse = state.clock
             state.entries[path] = entry
             return entry.content
         }
-        if let cached { return cached }
+    }
+
+    /// The gzipped copy kept of `content`, if there is one.
+    func gzipped(_ content: PublicFolderHandler.FileContent, atPath path: String) -> ByteBuffer? {
+        state.withLock { state in
+            state.entries[path].flatMap { $0.content.version == content.version ? $0.gzipped : nil }
+        }
+    }
+
+    /// The file at `path`: from memory when its inode, time and size are
+    /// still those of the copy kept, else from disk (and kept).
+    func read(atPath path: String) -> PublicFolderHandler.FileContent? {
+        if let cached = current(atPath: path) { return cached }
         guard let content = PublicFolderHandler.readFile(atPath: path) else { return nil }
         store(path) { state in
             state.diskReads += 1
@@ -63,10 +75,7 @@ final class FileCache: Sendable {
 
     /// `content` gzipped: computed once for each version of its file.
     func gzip(_ content: PublicFolderHandler.FileContent, atPath path: String) -> ByteBuffer? {
-        let kept = state.withLock { state in
-            state.entries[path].flatMap { $0.content.version == content.version ? $0.gzipped : nil }
-        }
-        if let kept { return kept }
+        if let kept = gzipped(content, atPath: path) { return kept }
         guard let packed = ContentCoding.gzip(content.bytes) else { return nil }
         store(path) { state in
             state.compressions += 1

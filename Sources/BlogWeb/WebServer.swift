@@ -55,13 +55,15 @@ public final class WebServer: Sendable {
                                           maxPerAddress: limits.maxConnectionsPerAddress)
         // Never on the file thread: a database that hangs would stop the pages.
         let healthy = health.map { HealthProbe(limit: 1, $0).check }
-        // Reading and compressing on the file thread, off the event loop,
-        // through the pages kept in memory.
+        // Pages kept in memory are served from the event loop after one
+        // stat; reading and compressing go to the file thread.
         let cache = FileCache(capacity: limits.cacheBytes)
         let files = PublicFolderHandler(folder: folder, read: { path in
-            try? await fileThread.runIfActive { cache.read(atPath: path) }
+            if let kept = cache.current(atPath: path) { return kept }
+            return try? await fileThread.runIfActive { cache.read(atPath: path) }
         }, compress: { file, path in
-            try? await fileThread.runIfActive { cache.gzip(file, atPath: path) }
+            if let kept = cache.gzipped(file, atPath: path) { return kept }
+            return try? await fileThread.runIfActive { cache.gzip(file, atPath: path) }
         }, health: healthy)
         let channel = Self.channel(files: files, limits: limits, connections: connections, accessLog: accessLog)
         // Hummingbird announces its start at info level, in words the
