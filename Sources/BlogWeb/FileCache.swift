@@ -64,7 +64,12 @@ final class FileCache: Sendable {
     /// The file at `path`: from memory when its inode, time and size are
     /// still those of the copy kept, else from disk (and kept).
     func read(atPath path: String) -> PublicFolderHandler.FileContent? {
-        if let cached = current(atPath: path) { return cached }
+        current(atPath: path) ?? load(atPath: path)
+    }
+
+    /// The file at `path` from disk, kept: for a caller that found no
+    /// current copy (`current`) a moment ago.
+    func load(atPath path: String) -> PublicFolderHandler.FileContent? {
         guard let content = PublicFolderHandler.readFile(atPath: path) else { return nil }
         store(path) { state in
             state.diskReads += 1

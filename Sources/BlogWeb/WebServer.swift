@@ -60,7 +60,7 @@ public final class WebServer: Sendable {
         let cache = FileCache(capacity: limits.cacheBytes)
         let files = PublicFolderHandler(folder: folder, read: { path in
             if let kept = cache.current(atPath: path) { return kept }
-            return try? await fileThread.runIfActive { cache.read(atPath: path) }
+            return try? await fileThread.runIfActive { cache.load(atPath: path) }
         }, compress: { file, path in
             if let kept = cache.gzipped(file, atPath: path) { return kept }
             return try? await fileThread.runIfActive { cache.gzip(file, atPath: path) }

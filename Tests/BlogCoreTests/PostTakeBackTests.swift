@@ -1,3 +1,4 @@
+import BlogTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -37,14 +38,6 @@ struct PostTakeBackTests {
         }
     }
 
-    static func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
-    }
 
     @Test func aPostAnsweredFailedIsTakenBackOnceTheDatabaseAnswers() throws {
         let storage = Mutex<LostAnswers?>(nil)
@@ -59,7 +52,7 @@ struct PostTakeBackTests {
             #expect(fx.send("newpost:alice:never:text") == .postFailed)
             // The first landed: the database holds it until it is taken back.
             #expect(lost.landed.withLock { $0.count } == 1)
-            #expect(Self.waitUntil(60) { fx.service.postsToTakeBack == 0 }, "settled once the claims go through")
+            #expect(waitUntil(timeout: 60) { fx.service.postsToTakeBack == 0 }, "settled once the claims go through")
             let titles = try fx.store.posts(ofUserID: try #require(try fx.store.user(named: "alice")?.id)).map(\.title)
             #expect(titles.isEmpty, "\(titles)")
             #expect(fx.page("alice")?.contains("landed") == false)

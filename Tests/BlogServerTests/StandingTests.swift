@@ -1,3 +1,4 @@
+import BlogTestSupport
 import Foundation
 @testable import BlogServer
 import BlogCore
@@ -76,9 +77,7 @@ struct StandingTests {
 
         // The register's place is given back just after its reply went
         // out: wait for that (an event) before the next request.
-        let deadline = Date().addingTimeInterval(60)
-        while router.hashing.load != 0 && Date() < deadline { usleep(1_000) }
-        #expect(router.hashing.load == 0)
+        #expect(waitUntil(timeout: 60) { router.hashing.load == 0 })
         // The budget (2) is spent: the next is refused before the lane.
         let third = try f.client(source: "127.0.0.3")
         try third.send("login:somebody:pw[E];")

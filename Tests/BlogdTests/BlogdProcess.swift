@@ -1,3 +1,4 @@
+import BlogTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -166,12 +167,7 @@ extension BlogdProcess {
     /// Polls `condition` every 20 ms until it holds or `timeout` passes.
     @discardableResult
     func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(20_000)
-        }
-        return condition()
+        BlogTestSupport.waitUntil(timeout: timeout, condition)
     }
 
     /// The `request` audit lines written to stderr so far.

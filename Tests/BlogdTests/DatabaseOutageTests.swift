@@ -27,6 +27,9 @@ struct DatabaseOutageTests {
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
     }
 
+    /// The posting clients' users, registered by `startBlogd`.
+    let users = ["ann", "bob", "cid", "dee"]
+
     func startBlogd(_ cluster: PostgresCluster) throws -> (BlogdProcess, port: Int, http: Int) {
         let server = try BlogdProcess(
             ["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0", "--db", try cluster.makeDatabase(),
@@ -34,6 +37,9 @@ struct DatabaseOutageTests {
             environment: ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1", "BLOGD_STORAGE_DEADLINE": "\(Self.deadline)"])
         let port = try server.waitForPort()
         let http = try #require(server.stderr.firstMatch(of: /http on \S+:(\d+)/).flatMap { Int($0.output.1) })
+        for user in users {
+            #expect(try exchange("register:\(user):pw[E];", port: port) == "reg:OK[E];")
+        }
         return (server, port, http)
     }
 
@@ -84,51 +90,39 @@ struct DatabaseOutageTests {
         return (status, Date().timeIntervalSince(start))
     }
 
-    static func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(50_000)
-        }
-        return condition()
-    }
 
     @Test func postgresGoingAwayIsAnsweredInTimeAndTruthfully() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let cluster = try PostgresCluster.throwAway()
         let (server, port, http) = try startBlogd(cluster)
         defer { server.ensureStopped() }
-        let users = ["ann", "bob", "cid", "dee"]
-        for user in users {
-            #expect(try exchange("register:\(user):pw[E];", port: port) == "reg:OK[E];")
-        }
         #expect(Self.health(http).status == 200)
 
         let posters = Posters(users: users, port: port)
-        #expect(Self.waitUntil(60) { posters.replies("post:OK[E];") >= 20 })
+        #expect(waitUntil(timeout: 60) { posters.replies("post:OK[E];") >= 20 })
         let outageStart = Date()
         try cluster.stop()
         // 503 within a second of asking, once the database is gone.
         var sick: (status: Int, seconds: Double) = (0, 0)
-        #expect(Self.waitUntil(60) {
+        #expect(waitUntil(timeout: 60) {
             sick = Self.health(http)
             return sick.status == 503
         })
         #expect(sick.seconds < 1 + Self.margin, "healthz took \(sick.seconds) s")
         let failedBefore = posters.replies("post:ERR[E];")
-        #expect(Self.waitUntil(60) { posters.replies("post:ERR[E];") >= failedBefore + 8 }, "posts fail, they do not hang")
+        #expect(waitUntil(timeout: 60) { posters.replies("post:ERR[E];") >= failedBefore + 8 }, "posts fail, they do not hang")
         // The outage lasts 15 s in all: every client keeps being answered.
         usleep(UInt32(max(0, Self.outage - Date().timeIntervalSince(outageStart)) * 1_000_000))
         try cluster.start()
         let restarted = Date()
         let okBefore = posters.replies("post:OK[E];")
-        #expect(Self.waitUntil(120) { posters.replies("post:OK[E];") > okBefore + 4 }, "serving again by itself")
+        #expect(waitUntil(timeout: 120) { posters.replies("post:OK[E];") > okBefore + 4 }, "serving again by itself")
         let recovery = Date().timeIntervalSince(restarted)
-        #expect(Self.waitUntil(60) { Self.health(http).status == 200 })
+        #expect(waitUntil(timeout: 60) { Self.health(http).status == 200 })
         let sent = posters.stop()
 
         // Every post answered failed and held by the database is settled.
-        #expect(Self.waitUntil(120) {
+        #expect(waitUntil(timeout: 120) {
             let stderr = server.stderr
             return stderr.components(separatedBy: "post to be taken back").count
                 == stderr.components(separatedBy: "post taken back").count
@@ -165,13 +159,9 @@ struct DatabaseOutageTests {
         let cluster = try PostgresCluster.throwAway()
         let (server, port, _) = try startBlogd(cluster)
         defer { server.ensureStopped() }
-        let users = ["ann", "bob", "cid", "dee"]
-        for user in users {
-            #expect(try exchange("register:\(user):pw[E];", port: port) == "reg:OK[E];")
-        }
         try cluster.stop()
         let posters = Posters(users: users, port: port)
-        #expect(Self.waitUntil(60) { posters.count >= 4 })
+        #expect(waitUntil(timeout: 60) { posters.count >= 4 })
         let start = Date()
         let status = server.stop(timeout: 60)
         let took = Date().timeIntervalSince(start)
