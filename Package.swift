@@ -56,6 +56,7 @@ let package = Package(
             name: "BlogSQLite",
             dependencies: [
                 "BlogCore",
+                "CLinux",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

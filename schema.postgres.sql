@@ -55,3 +55,24 @@ CREATE TABLE post_tokens (
 );
 
 CREATE INDEX post_tokens_by_time ON post_tokens (settled_at);
+
+-- Migration 4.
+-- Each user's post count and newest post, kept with the user so that
+-- listing the blogs does not aggregate over every user.
+ALTER TABLE users ADD COLUMN post_count integer NOT NULL DEFAULT 0;
+ALTER TABLE users ADD COLUMN last_post_id bigint;
+ALTER TABLE users ADD COLUMN last_post_at timestamptz;
+ALTER TABLE users ADD COLUMN suspended_at timestamptz;
+ALTER TABLE posts ADD COLUMN updated_at timestamptz;
+-- Deleted posts, whose pages answer 410 Gone.
+CREATE TABLE deleted_posts (
+    id         bigint      PRIMARY KEY,
+    user_id    bigint      NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    deleted_at timestamptz NOT NULL
+);
+CREATE INDEX deleted_posts_by_user ON deleted_posts (user_id);
+UPDATE users SET
+    post_count = (SELECT count(*) FROM posts WHERE user_id = users.id),
+    (last_post_id, last_post_at) = (SELECT id, created_at FROM posts WHERE user_id = users.id
+                                    ORDER BY page DESC, id DESC LIMIT 1);
+CREATE INDEX users_by_activity ON users (last_post_at DESC NULLS LAST, id DESC);

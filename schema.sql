@@ -1,9 +1,15 @@
 -- The blogd database: users and their posts.
--- The program creates exactly this schema through its first migration
--- (Sources/BlogCore/Storage/Schema.swift); a test proves the two agree.
+-- The program creates exactly this schema through its migrations
+-- (Sources/BlogSQLite/Schema.swift); a test proves the two agree. The
+-- users table reads as SQLite keeps it after migration 4 added columns.
 -- Times are UTC text, 'YYYY-MM-DD HH:MM:SS.SSS'.
 -- A post's page is its page group (1 = oldest), chosen when it is stored;
 -- its weight is its escaped title and text in bytes (see PageLayout).
+-- Post ids are AUTOINCREMENT: a deleted post's id (its URL, its feed
+-- entry) never goes to another post. deleted_posts keeps the deleted ones,
+-- whose pages answer 410 Gone.
+-- Each user keeps its post count and newest post (post_count, last_post_id,
+-- last_post_at) so that the index of blogs reads at most its length of rows.
 -- Leases and failed logins are shared by every instance on the database;
 -- their times are seconds since 1970.
 
@@ -13,19 +19,30 @@ CREATE TABLE users (
                           CHECK (length(name) BETWEEN 1 AND 32),
     password_hash TEXT    NOT NULL CHECK (password_hash <> ''),
     created_at    TEXT    NOT NULL
-);
+, post_count INTEGER NOT NULL DEFAULT 0, last_post_id INTEGER, last_post_at TEXT, suspended_at TEXT);
 
 CREATE TABLE posts (
-    id         INTEGER PRIMARY KEY,
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
     user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     title      TEXT    NOT NULL CHECK (length(title) BETWEEN 1 AND 200),
     content    TEXT    NOT NULL,
     created_at TEXT    NOT NULL,
     page       INTEGER NOT NULL CHECK (page >= 1),
-    weight     INTEGER NOT NULL CHECK (weight >= 0)
+    weight     INTEGER NOT NULL CHECK (weight >= 0),
+    updated_at TEXT
 );
 
 CREATE INDEX posts_by_user ON posts(user_id, page, id, weight);
+
+CREATE TABLE deleted_posts (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    deleted_at TEXT    NOT NULL
+);
+
+CREATE INDEX deleted_posts_by_user ON deleted_posts(user_id);
+
+CREATE INDEX users_by_activity ON users(last_post_at, id);
 
 CREATE TABLE leases (
     user_key   TEXT NOT NULL,

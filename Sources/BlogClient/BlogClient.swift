@@ -44,9 +44,36 @@ public struct BlogClient: Sendable {
         try send(.posting(user: user, title: title, content: content))
     }
 
+    /// `posts:USERNAME`: `.ok` with the user's newest posts (at most 50,
+    /// newest first), or `.rejected` (not logged in from this address, or
+    /// no such user) with none.
+    public func posts(user: String) throws(BlogClientError) -> (reply: BlogReply, posts: [PostSummary]) {
+        let (reply, text) = try exchange(.listing(user: user))
+        guard reply == .ok else { return (reply, []) }
+        guard let posts = Reply.parsePostListing(text) else { throw .unexpectedReply(text) }
+        return (.ok, posts.map { PostSummary(id: $0.id, date: $0.date, title: $0.title) })
+    }
+
+    /// `editpost:USERNAME:ID:TITLE:CONTENT`: `.ok` when stored and on every
+    /// page, `.rejected` when the post is not this user's (or there is no
+    /// such post, or the user is not logged in from this address).
+    public func edit(user: String, id: Int64, title: String, content: String) throws(BlogClientError) -> BlogReply {
+        try send(.editing(user: user, id: id, title: title, content: content))
+    }
+
+    /// `delpost:USERNAME:ID`: `.ok` when deleted and off every page,
+    /// `.rejected` as for `edit`.
+    public func delete(user: String, id: Int64) throws(BlogClientError) -> BlogReply {
+        try send(.deleting(user: user, id: id))
+    }
+
     /// Sends any request on a connection of its own and returns the outcome.
     /// Throws `.unexpectedReply` when the reply belongs to another command.
     public func send(_ request: Request) throws(BlogClientError) -> BlogReply {
+        try exchange(request).reply
+    }
+
+    private func exchange(_ request: Request) throws(BlogClientError) -> (reply: BlogReply, text: String) {
         let message = try request.wireMessage()
         let connection = try BlogConnection(host: host, port: port, timeout: timeout)
         defer { connection.close() }
@@ -54,6 +81,19 @@ public struct BlogClient: Sendable {
         guard let outcome = BlogReply(reply, answering: request) else {
             throw .unexpectedReply(reply.rawValue)
         }
-        return outcome
+        return (outcome, connection.lastReplyText)
+    }
+}
+
+/// One line of `posts`: a post's id, date (UTC, ISO 8601) and title.
+public struct PostSummary: Sendable, Equatable {
+    public var id: Int64
+    public var date: String
+    public var title: String
+
+    public init(id: Int64, date: String, title: String) {
+        self.id = id
+        self.date = date
+        self.title = title
     }
 }

@@ -13,7 +13,7 @@ import BlogWire
 /// Not thread-safe: one thread uses a connection at a time.
 public final class BlogConnection {
     /// Longest reply accepted; the protocol's replies are a few bytes.
-    public static let maxReplyBytes = 1024
+    public static let maxReplyBytes = 64 * 1024
 
     /// The host as given (name or literal).
     public let host: String
@@ -28,6 +28,9 @@ public final class BlogConnection {
     private var decoder = FrameDecoder(maxMessageBytes: BlogConnection.maxReplyBytes)
     /// Complete replies received and not yet handed out, oldest first.
     private var replies: [[UInt8]] = []
+    /// The text of the last reply read, terminator excluded (a list of
+    /// posts is more than its `Reply`).
+    public private(set) var lastReplyText = ""
     /// The last bytes received, for reporting a reply cut short.
     private var recent: [UInt8] = []
     /// No more bytes will come: the server closed its side, reset the
@@ -129,6 +132,11 @@ public final class BlogConnection {
             if !replies.isEmpty {
                 let body = replies.removeFirst()
                 let text = String(decoding: body, as: UTF8.self)
+                lastReplyText = text
+                // A list of posts carries more than its head.
+                if text.hasPrefix(Reply.postsListed.rawValue + ":"), Reply.parsePostListing(text) != nil {
+                    return .postsListed
+                }
                 guard let reply = Reply(rawValue: text) else { throw .unexpectedReply(text) }
                 return reply
             }

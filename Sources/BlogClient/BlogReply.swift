@@ -29,9 +29,9 @@ public enum BlogReply: Equatable, Sendable, CaseIterable {
     /// Folds any wire reply into its outcome, whatever was asked.
     public init(_ reply: Reply) {
         switch reply {
-        case .registered, .loggedIn, .posted: self = .ok
+        case .registered, .loggedIn, .posted, .postsListed, .edited, .deleted: self = .ok
         case .nameTaken: self = .taken
-        case .loginRefused, .postRefused: self = .rejected
+        case .loginRefused, .postRefused, .editRefused, .deleteRefused: self = .rejected
         case .databaseError, .postFailed: self = .serverError
         case .unknownCommand: self = .unknownCommand
         case .badArguments: self = .badArguments
@@ -48,6 +48,9 @@ public enum BlogReply: Equatable, Sendable, CaseIterable {
         case (.register, .registered), (.register, .nameTaken),
              (.login, .loggedIn), (.login, .loginRefused),
              (.newPost, .posted), (.newPost, .postRefused), (.newPost, .postFailed),
+             (.listPosts, .postsListed), (.listPosts, .postRefused),
+             (.editPost, .edited), (.editPost, .editRefused),
+             (.deletePost, .deleted), (.deletePost, .deleteRefused),
              (_, .databaseError), (_, .unknownCommand), (_, .badArguments),
              (_, .tooLarge), (_, .timedOut), (_, .busy):
             self.init(reply)

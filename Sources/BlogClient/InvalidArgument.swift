@@ -32,6 +32,7 @@ public enum InvalidArgument: Error, Equatable, Sendable, CustomStringConvertible
         case .emptyTitle: "the title is empty"
         case .titleTooLong: "the title is longer than \(FieldRules.maxTitleCharacters) characters"
         case .controlCharacters: "control characters are not allowed"
+        case .badPostID: "a post id is a whole number from 1, up to 18 digits"
         }
     }
 }

@@ -30,6 +30,27 @@ extension Request {
         return request
     }
 
+    /// A `posts:USERNAME` request.
+    public static func listing(user: String) throws(BlogClientError) -> Request {
+        try checked { () throws(FieldError) in .listPosts(user: try Username(user)) }
+    }
+
+    /// An `editpost:USERNAME:ID:TITLE:CONTENT` request; a title may not
+    /// contain `:`.
+    public static func editing(user: String, id: Int64, title: String, content: String) throws(BlogClientError) -> Request {
+        let request = try checked { () throws(FieldError) in
+            Request.editPost(user: try Username(user), id: try FieldRules.postID(String(id)),
+                             title: try FieldRules.title(title), content: try FieldRules.content(content))
+        }
+        guard !title.utf8.contains(UInt8(ascii: ":")) else { throw .invalidArgument(.colonInTitle) }
+        return request
+    }
+
+    /// A `delpost:USERNAME:ID` request.
+    public static func deleting(user: String, id: Int64) throws(BlogClientError) -> Request {
+        try checked { () throws(FieldError) in .deletePost(user: try Username(user), id: try FieldRules.postID(String(id))) }
+    }
+
     /// The whole message as sent, `[E];` included.
     ///
     /// Throws unless BlogCore's parser reads the body back as this very

@@ -73,9 +73,11 @@ func checkRequest(_ body: [UInt8]) {
     switch request {
     case .register(_, let password), .login(_, let password):
         precondition((1...FieldRules.maxPasswordBytes).contains(password.utf8.count))
-    case .newPost(let user, let title, let content):
+    case .listPosts, .deletePost(_, _):
+        if case .deletePost(_, let id) = request { precondition(id > 0) }
+    case .newPost(let user, let title, let content), .editPost(let user, _, let title, let content):
         let post = PostRecord(id: 7, userID: 1, title: title, content: content, createdAt: Date(timeIntervalSince1970: 0))
-        let line = PageRenderer.fragment(post)
+        let line = PageRenderer.fragment(post, user: user.value)
         precondition(!line.contains(UInt8(ascii: "\n")) && !line.contains(UInt8(ascii: "\r")), "a post spans lines")
         precondition(!contains(line, Array("<script".utf8)) && !contains(line, Array("<img".utf8)), "markup got through unescaped")
         let page = PageRenderer.mainPage(user: user.value, fragments: [line], olderArchive: nil)

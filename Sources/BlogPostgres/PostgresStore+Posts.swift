@@ -48,6 +48,14 @@ extension PostgresStore {
                     id = inserted
                 }
                 guard let id else { throw StorageError.failed("the insert returned no id") }
+                // A user suspended (or deleted) by the admin since the
+                // service looked gets no post: the transaction rolls back.
+                let counted = try await connection.query("""
+                    UPDATE users SET post_count = post_count + 1, last_post_id = \(id),
+                        last_post_at = timestamptz 'epoch' + \(created) * interval '1 millisecond'
+                    WHERE id = \(userID) AND suspended_at IS NULL RETURNING id
+                    """, logger: logger).collect()
+                guard !counted.isEmpty else { throw StorageError.unknownUser }
                 // Fails (and so does the post) if a claim settled this token first.
                 try await connection.query("INSERT INTO post_tokens (token, post_id) VALUES (\(token), \(id))", logger: logger)
                 return (id, page)
@@ -105,9 +113,64 @@ extension PostgresStore {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
-    /// Deletes one post.
-    public func deletePost(id: Int64) throws(StorageError) {
-        try execute("DELETE FROM posts WHERE id = \(id)")
+    static let postColumns = """
+        id, user_id, title, content, \(Milliseconds.select("created_at")), page, weight, \(Milliseconds.select("updated_at"))
+        """
+
+    static func post(_ row: PostgresRow) throws -> PostRecord {
+        let (id, userID, title, content, created, page, weight, updated) =
+            try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?).self)
+        return PostRecord(id: id, userID: userID, title: title, content: content, createdAt: Milliseconds.date(created),
+                          page: page, weight: weight, updatedAt: updated.map(Milliseconds.date))
+    }
+
+    static func stub(_ row: PostgresRow) throws -> PostStub {
+        let (id, page, weight, updated) = try row.decode((Int64, Int, Int, Int64?).self)
+        return PostStub(id: id, page: page, weight: weight, updatedAt: updated.map(Milliseconds.date))
+    }
+
+    static let stubColumns = "id, page, weight, \(Milliseconds.select("updated_at"))"
+
+    /// Deletes a post (of `userID`, unless nil) and brings its author's
+    /// count and newest post up to date, in one transaction.
+    public func removePost(id: Int64, ofUserID userID: Int64?, tombstone: Bool) throws(StorageError) -> PostRecord? {
+        try transaction { [logger] connection in
+            var removed: PostRecord?
+            for try await row in try await connection.query("""
+                DELETE FROM posts WHERE id = \(id) AND (\(userID)::bigint IS NULL OR user_id = \(userID))
+                RETURNING \(unescaped: Self.postColumns)
+                """, logger: logger) {
+                removed = try Self.post(row)
+            }
+            guard let removed else { return nil }
+            if tombstone {
+                try await connection.query("""
+                    INSERT INTO deleted_posts (id, user_id, deleted_at) VALUES (\(removed.id), \(removed.userID), now())
+                    """, logger: logger)
+            }
+            try await connection.query("""
+                UPDATE users SET post_count = post_count - 1,
+                    (last_post_id, last_post_at) = (SELECT id, created_at FROM posts WHERE user_id = \(removed.userID)
+                                                    ORDER BY page DESC, id DESC LIMIT 1)
+                WHERE id = \(removed.userID)
+                """, logger: logger)
+            return removed
+        }
+    }
+
+    public func deletedPostIDs(ofUserID userID: Int64) throws(StorageError) -> [Int64] {
+        try rows("SELECT id FROM deleted_posts WHERE user_id = \(userID) ORDER BY id") { try $0.decode(Int64.self) }
+    }
+
+    public func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
+                         at date: Date) throws(StorageError) -> PostRecord? {
+        let at = Milliseconds.of(date)
+        return try rows("""
+            UPDATE posts SET title = \(title), content = \(content), weight = \(weight),
+                updated_at = timestamptz 'epoch' + \(at) * interval '1 millisecond'
+            WHERE id = \(id) AND user_id = \(userID)
+            RETURNING \(unescaped: Self.postColumns)
+            """, Self.post).first
     }
 
     public func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
@@ -125,34 +188,70 @@ extension PostgresStore {
     /// has.
     public func newestPosts(ofUserID userID: Int64) throws(StorageError) -> [PostStub] {
         try rows("""
-            SELECT id, page, weight FROM posts
+            SELECT \(unescaped: Self.stubColumns) FROM posts
             WHERE user_id = \(userID) AND page >= coalesce(
                 (SELECT max(page) FROM posts WHERE user_id = \(userID)
                  AND page < (SELECT max(page) FROM posts WHERE user_id = \(userID))),
                 (SELECT max(page) FROM posts WHERE user_id = \(userID)))
             ORDER BY page DESC, id DESC
+            """, Self.stub)
+    }
+
+    public func postStubs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [PostStub] {
+        try rows("""
+            SELECT \(unescaped: Self.stubColumns) FROM posts
+            WHERE user_id = \(userID) AND page BETWEEN \(pages.lowerBound) AND \(pages.upperBound)
+            ORDER BY page DESC, id DESC
+            """, Self.stub)
+    }
+
+    /// Two steps along `posts_by_user`, one each way, in one round trip.
+    public func adjacentPosts(to post: PostStub, ofUserID userID: Int64) throws(StorageError) -> AdjacentPosts {
+        let found = try rows("""
+            (SELECT true, \(unescaped: Self.stubColumns) FROM posts
+             WHERE user_id = \(userID) AND (page, id) < (\(post.page), \(post.id)) ORDER BY page DESC, id DESC LIMIT 1)
+            UNION ALL
+            (SELECT false, \(unescaped: Self.stubColumns) FROM posts
+             WHERE user_id = \(userID) AND (page, id) > (\(post.page), \(post.id)) ORDER BY page, id LIMIT 1)
             """) { row in
-            let (id, page, weight) = try row.decode((Int64, Int, Int).self)
-            return PostStub(id: id, page: page, weight: weight)
+            let (older, id, page, weight, updated) = try row.decode((Bool, Int64, Int, Int, Int64?).self)
+            return (older, PostStub(id: id, page: page, weight: weight, updatedAt: updated.map(Milliseconds.date)))
+        }
+        return AdjacentPosts(older: found.first { $0.0 }?.1, newer: found.first { !$0.0 }?.1)
+    }
+
+    public func recentPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord] {
+        try rows("""
+            SELECT \(unescaped: Self.postColumns) FROM posts WHERE user_id = \(userID)
+            ORDER BY page DESC, id DESC LIMIT \(limit)
+            """, Self.post)
+    }
+
+    public func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading] {
+        try rows("""
+            SELECT id, title, \(unescaped: Milliseconds.select("created_at")) FROM posts WHERE user_id = \(userID)
+            ORDER BY page DESC, id DESC LIMIT \(limit)
+            """) { row in
+            let (id, title, created) = try row.decode((Int64, String, Int64).self)
+            return PostHeading(id: id, title: title, createdAt: Milliseconds.date(created))
         }
     }
 
-    public func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
+    public func recentPosts(limit: Int) throws(StorageError) -> [AuthoredPost] {
         try rows("""
-            SELECT id FROM posts WHERE user_id = \(userID) AND page BETWEEN \(pages.lowerBound) AND \(pages.upperBound)
-            ORDER BY page DESC, id DESC
-            """) { try $0.decode(Int64.self) }
+            SELECT \(unescaped: Self.postColumns), (SELECT name FROM users WHERE users.id = posts.user_id)
+            FROM posts ORDER BY id DESC LIMIT \(limit)
+            """) { row in
+            let (id, userID, title, content, created, page, weight, updated, author) =
+                try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String).self)
+            let post = PostRecord(id: id, userID: userID, title: title, content: content, createdAt: Milliseconds.date(created),
+                                  page: page, weight: weight, updatedAt: updated.map(Milliseconds.date))
+            return AuthoredPost(post: post, author: author)
+        }
     }
 
     public func posts(ids: [Int64]) throws(StorageError) -> [PostRecord] {
         guard !ids.isEmpty else { return [] }
-        return try rows("""
-            SELECT id, user_id, title, content, \(unescaped: Milliseconds.select("created_at")), page, weight
-            FROM posts WHERE id = ANY(\(ids))
-            """) { row in
-            let (id, userID, title, content, created, page, weight) = try row.decode((Int64, Int64, String, String, Int64, Int, Int).self)
-            return PostRecord(id: id, userID: userID, title: title, content: content,
-                              createdAt: Milliseconds.date(created), page: page, weight: weight)
-        }
+        return try rows("SELECT \(unescaped: Self.postColumns) FROM posts WHERE id = ANY(\(ids))", Self.post)
     }
 }

@@ -4,17 +4,21 @@ import PostgresNIO
 
 /// Users, the index of blogs and the admin listing.
 extension PostgresStore {
-    private static let userColumns = "id, name, password_hash, \(Milliseconds.select("created_at"))"
+    private static let userColumns = "id, name, password_hash, \(Milliseconds.select("created_at")), suspended_at IS NOT NULL"
 
     private static func user(_ row: PostgresRow) throws -> UserRecord {
-        let (id, name, hash, created) = try row.decode((Int64, String, String, Int64).self)
-        return UserRecord(id: id, name: name, passwordHash: hash, createdAt: Milliseconds.date(created))
+        let (id, name, hash, created, suspended) = try row.decode((Int64, String, String, Int64, Bool).self)
+        return UserRecord(id: id, name: name, passwordHash: hash, createdAt: Milliseconds.date(created), suspended: suspended)
     }
 
     /// The user of that name, compared regardless of case (through the
     /// unique index on `lower(name)`).
     public func user(named name: String) throws(StorageError) -> UserRecord? {
         try rows("SELECT \(unescaped: Self.userColumns) FROM users WHERE lower(name) = lower(\(name))", Self.user).first
+    }
+
+    public func user(id: Int64) throws(StorageError) -> UserRecord? {
+        try rows("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(id)", Self.user).first
     }
 
     /// Inserts a user; `.nameTaken` when the name exists in any case.
@@ -45,33 +49,38 @@ extension PostgresStore {
     /// depend on the database's locale, as SQLite's NOCASE does not.)
     public func userSummaries() throws(StorageError) -> [UserSummary] {
         try rows("""
-            SELECT u.name, \(unescaped: Milliseconds.select("u.created_at")),
-                   count(p.id), max(\(unescaped: Milliseconds.select("p.created_at")))
-            FROM users u LEFT JOIN posts p ON p.user_id = u.id
-            GROUP BY u.id
-            ORDER BY lower(u.name) COLLATE "C"
+            SELECT name, \(unescaped: Milliseconds.select("created_at")), post_count,
+                   \(unescaped: Milliseconds.select("last_post_at")), suspended_at IS NOT NULL
+            FROM users ORDER BY lower(name) COLLATE "C"
             """) { row in
-            let (name, registered, count, last) = try row.decode((String, Int64, Int, Int64?).self)
+            let (name, registered, count, last, suspended) = try row.decode((String, Int64, Int, Int64?, Bool).self)
             return UserSummary(name: name, registeredAt: Milliseconds.date(registered), postCount: count,
-                               lastPostAt: last.map(Milliseconds.date))
+                               lastPostAt: last.map(Milliseconds.date), suspended: suspended)
         }
     }
 
-    /// The most recently active blogs, for the index page, in one query:
-    /// one index lookup per user for its newest post, and `limit` bounds
-    /// what is returned (as `BlogStore`).
+    /// The most recently active blogs, for the index page: `limit` steps
+    /// along `users_by_activity`, each with its newest post's title by
+    /// primary key (as `BlogStore`).
     public func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] {
         try rows("""
-            SELECT name, last FROM (
-                SELECT u.name AS name,
-                       (SELECT \(unescaped: Milliseconds.select("p.created_at")) FROM posts p WHERE p.user_id = u.id
-                        ORDER BY p.page DESC, p.id DESC LIMIT 1) AS last
-                FROM users u) AS blogs
-            ORDER BY last DESC NULLS LAST, lower(name) COLLATE "C"
+            SELECT u.name, u.post_count, u.last_post_id, p.title, \(unescaped: Milliseconds.select("u.last_post_at"))
+            FROM users u LEFT JOIN posts p ON p.id = u.last_post_id
+            ORDER BY u.last_post_at DESC NULLS LAST, u.id DESC
             LIMIT \(limit)
             """) { row in
-            let (name, last) = try row.decode((String, Int64?).self)
-            return BlogEntry(name: name, lastPostAt: last.map(Milliseconds.date))
+            let (name, count, lastID, title, last) = try row.decode((String, Int, Int64?, String?, Int64?).self)
+            return BlogEntry(name: name, postCount: count, lastPostID: lastID, lastPostTitle: title,
+                             lastPostAt: last.map(Milliseconds.date))
         }
+    }
+
+    public func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError) {
+        let at = Milliseconds.of(date)
+        let changed = try rows("""
+            UPDATE users SET suspended_at = CASE WHEN \(suspended) THEN timestamptz 'epoch' + \(at) * interval '1 millisecond' END
+            WHERE id = \(userID) RETURNING id
+            """) { try $0.decode(Int64.self) }
+        guard !changed.isEmpty else { throw .unknownUser }
     }
 }

@@ -12,6 +12,7 @@ public final class BlogStore: BlogStorage {
     /// Inserts from many clients share transactions (and fsyncs).
     let commits: GroupCommit
     let gate = CloseGate()
+    let pageLocks: PageLockFile
     public let path: String
 
     /// Opens (or, with `create`, creates) the database at `path` and brings
@@ -23,6 +24,7 @@ public final class BlogStore: BlogStorage {
     public init(path: String, create: Bool = true, readOnly: Bool = false,
                 layout: PageLayout = PageLayout(pageSize: 50), deadline: Double = 3) throws(StorageError) {
         self.path = path
+        self.pageLocks = PageLockFile(path: path + ".pagelock", deadline: deadline)
         if !create || readOnly {
             guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
         }
@@ -73,11 +75,6 @@ public final class BlogStore: BlogStorage {
         try gate.pass { () throws(StorageError) in try delete(UserRecord.self, id) }
     }
 
-    /// Deletes one post.
-    public func deletePost(id: Int64) throws(StorageError) {
-        try gate.pass { () throws(StorageError) in try delete(PostRecord.self, id) }
-    }
-
     private func delete<Record: TableRecord>(_ type: Record.Type, _ id: Int64) throws(StorageError) {
         do {
             _ = try commits.write { db in try Record.deleteOne(db, key: id) }
@@ -86,11 +83,70 @@ public final class BlogStore: BlogStorage {
         }
     }
 
+    /// Deletes a post (of `userID`, unless nil) and brings its author's
+    /// count and newest post up to date, in one commit.
+    public func removePost(id: Int64, ofUserID userID: Int64?, tombstone: Bool) throws(StorageError) -> PostRecord? {
+        let now = Date().wholeMilliseconds
+        return try gate.pass { () throws(StorageError) in
+            try write { db in
+                guard let post = try PostRecord.fetchOne(db, key: id), userID == nil || post.userID == userID else { return nil }
+                try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
+                if tombstone {
+                    try db.execute(sql: "INSERT INTO deleted_posts (id, user_id, deleted_at) VALUES (?, ?, ?)",
+                                   arguments: [id, post.userID, now])
+                }
+                try db.execute(sql: """
+                    UPDATE users SET post_count = post_count - 1,
+                        (last_post_id, last_post_at) = (SELECT id, created_at FROM posts WHERE user_id = ?1
+                                                        ORDER BY page DESC, id DESC LIMIT 1)
+                    WHERE id = ?1
+                    """, arguments: [post.userID])
+                return post
+            }
+        }
+    }
+
+    public func deletedPostIDs(ofUserID userID: Int64) throws(StorageError) -> [Int64] {
+        try read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM deleted_posts WHERE user_id = ? ORDER BY id", arguments: [userID])
+        }
+    }
+
+    /// Replaces a post's title and text; nil when `userID` has no such post.
+    public func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
+                         at date: Date) throws(StorageError) -> PostRecord? {
+        let date = date.wholeMilliseconds
+        return try gate.pass { () throws(StorageError) in
+            try write { db in
+                try db.execute(sql: """
+                    UPDATE posts SET title = ?, content = ?, weight = ?, updated_at = ? WHERE id = ? AND user_id = ?
+                    """, arguments: [title, content, weight, date, id, userID])
+                guard db.changesCount == 1 else { return nil }
+                return try PostRecord.fetchOne(db, key: id)
+            }
+        }
+    }
+
+    public func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError) {
+        let date = date.wholeMilliseconds
+        try gate.pass { () throws(StorageError) in
+            try write { db in
+                try db.execute(sql: "UPDATE users SET suspended_at = ? WHERE id = ?",
+                               arguments: [suspended ? date : nil, userID])
+                guard db.changesCount == 1 else { throw StorageError.unknownUser }
+            }
+        }
+    }
+
     /// The user of that name, compared regardless of case.
     public func user(named name: String) throws(StorageError) -> UserRecord? {
         try read { db in
             try UserRecord.filter(sql: "name = ?", arguments: [name]).fetchOne(db)
         }
+    }
+
+    public func user(id: Int64) throws(StorageError) -> UserRecord? {
+        try read { db in try UserRecord.fetchOne(db, key: id) }
     }
 
     /// Inserts a post of an existing user in the page group `layout`
@@ -120,8 +176,15 @@ public final class BlogStore: BlogStorage {
                     """, arguments: [userID, title, content, date, page, weight])
                 let post = PostRecord(id: db.lastInsertedRowID, userID: userID, title: title, content: content,
                                       createdAt: date, page: page, weight: weight)
+                // In the same savepoint: a user suspended (or deleted) by
+                // the admin since the service looked gets no post.
+                try db.execute(sql: """
+                    UPDATE users SET post_count = post_count + 1, last_post_id = ?, last_post_at = ?
+                    WHERE id = ? AND suspended_at IS NULL
+                    """, arguments: [post.id, date, userID])
+                guard db.changesCount == 1 else { throw StorageError.unknownUser }
                 let kept = before.filter { $0.page >= (last?.page == post.page ? 0 : post.page - 1) }
-                return NewPost(record: post, newest: [PostStub(id: post.id, page: post.page, weight: weight)] + kept)
+                return NewPost(record: post, newest: [post.stub] + kept)
             }
         }
     }
@@ -168,7 +231,7 @@ public final class BlogStore: BlogStorage {
 
     private static func newestPosts(_ db: Database, userID: Int64) throws -> [PostStub] {
         let statement = try db.cachedStatement(sql: """
-            SELECT id, page, weight FROM posts
+            SELECT id, page, weight, updated_at FROM posts
             WHERE user_id = ?1 AND page >= (
                 SELECT MIN(page) FROM (SELECT DISTINCT page FROM posts WHERE user_id = ?1 ORDER BY page DESC LIMIT 2))
             ORDER BY page DESC, id DESC
@@ -176,16 +239,63 @@ public final class BlogStore: BlogStorage {
         var posts: [PostStub] = []
         let rows = try Row.fetchCursor(statement, arguments: [userID])
         while let row = try rows.next() {
-            posts.append(PostStub(id: row[0], page: row[1], weight: row[2]))
+            posts.append(stub(row))
         }
         return posts
     }
 
-    public func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
+    private static func stub(_ row: Row) -> PostStub {
+        PostStub(id: row[0], page: row[1], weight: row[2], updatedAt: (row[3] as Date?).map(Date.nearestMillisecond))
+    }
+
+    public func postStubs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [PostStub] {
         try read { db in
-            try Int64.fetchAll(db, sql: """
-                SELECT id FROM posts WHERE user_id = ? AND page BETWEEN ? AND ? ORDER BY page DESC, id DESC
-                """, arguments: [userID, pages.lowerBound, pages.upperBound])
+            try Row.fetchAll(db, sql: """
+                SELECT id, page, weight, updated_at FROM posts WHERE user_id = ? AND page BETWEEN ? AND ?
+                ORDER BY page DESC, id DESC
+                """, arguments: [userID, pages.lowerBound, pages.upperBound]).map(Self.stub)
+        }
+    }
+
+    /// Two steps along `posts_by_user`, one each way.
+    public func adjacentPosts(to post: PostStub, ofUserID userID: Int64) throws(StorageError) -> AdjacentPosts {
+        try read { db in
+            let older = try Row.fetchOne(db, sql: """
+                SELECT id, page, weight, updated_at FROM posts WHERE user_id = ? AND (page, id) < (?, ?)
+                ORDER BY page DESC, id DESC LIMIT 1
+                """, arguments: [userID, post.page, post.id]).map(Self.stub)
+            let newer = try Row.fetchOne(db, sql: """
+                SELECT id, page, weight, updated_at FROM posts WHERE user_id = ? AND (page, id) > (?, ?)
+                ORDER BY page, id LIMIT 1
+                """, arguments: [userID, post.page, post.id]).map(Self.stub)
+            return AdjacentPosts(older: older, newer: newer)
+        }
+    }
+
+    public func recentPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord] {
+        try read { db in
+            try PostRecord.fetchAll(db, sql: """
+                SELECT * FROM posts WHERE user_id = ? ORDER BY page DESC, id DESC LIMIT ?
+                """, arguments: [userID, limit])
+        }
+    }
+
+    public func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, title, created_at FROM posts WHERE user_id = ? ORDER BY page DESC, id DESC LIMIT ?
+                """, arguments: [userID, limit]).map {
+                PostHeading(id: $0[0], title: $0[1], createdAt: Date.nearestMillisecond($0[2]))
+            }
+        }
+    }
+
+    public func recentPosts(limit: Int) throws(StorageError) -> [AuthoredPost] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT p.*, u.name AS author FROM posts p JOIN users u ON u.id = p.user_id
+                ORDER BY p.id DESC LIMIT ?
+                """, arguments: [limit]).map { AuthoredPost(post: try PostRecord(row: $0), author: $0["author"]) }
         }
     }
 
@@ -194,10 +304,11 @@ public final class BlogStore: BlogStorage {
         return try read { db in try PostRecord.fetchAll(db, keys: ids) }
     }
 
-    /// SQLite has one writer process: the page writer's own per-user
-    /// serialization is enough.
+    /// A lock per user in a file beside the database (`PageLockFile`), so
+    /// that an admin command run beside the server never writes a user's
+    /// pages at the same time as the server does.
     public func withPageLock<T>(userID: Int64, _ body: () throws -> T) throws -> T {
-        try body()
+        try pageLocks.withLock(userID: userID, body)
     }
 
     /// Every user, by id.
@@ -212,29 +323,27 @@ public final class BlogStore: BlogStorage {
     public func userSummaries() throws(StorageError) -> [UserSummary] {
         try read { db in
             try UserSummary.fetchAll(db, sql: """
-                SELECT u.name, u.created_at AS registered_at,
-                       COUNT(p.id) AS posts, MAX(p.created_at) AS last_post_at
-                FROM users u LEFT JOIN posts p ON p.user_id = u.id
-                GROUP BY u.id
-                ORDER BY u.name
+                SELECT name, created_at AS registered_at, post_count AS posts, last_post_at,
+                       suspended_at IS NOT NULL AS suspended
+                FROM users ORDER BY name
                 """)
         }
     }
 
-    /// The most recently active blogs, for the index page, in one query:
-    /// one index lookup per user for its newest post, so the cost does not
-    /// grow with the posts, and `limit` bounds what is returned.
+    /// The most recently active blogs, for the index page: `limit` steps
+    /// back along `users_by_activity` (NULLs, blogs without posts, come
+    /// last), each with its newest post's title by primary key.
     public func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT name, last FROM (
-                    SELECT u.name AS name,
-                           (SELECT p.created_at FROM posts p WHERE p.user_id = u.id
-                            ORDER BY p.page DESC, p.id DESC LIMIT 1) AS last
-                    FROM users u)
-                ORDER BY last IS NULL, last DESC, name COLLATE NOCASE
+                SELECT u.name, u.post_count, u.last_post_id, p.title, u.last_post_at
+                FROM users u LEFT JOIN posts p ON p.id = u.last_post_id
+                ORDER BY u.last_post_at DESC, u.id DESC
                 LIMIT ?
-                """, arguments: [limit]).map { BlogEntry(name: $0["name"], lastPostAt: ($0["last"] as Date?).map(Date.nearestMillisecond)) }
+                """, arguments: [limit]).map {
+                BlogEntry(name: $0[0], postCount: $0[1], lastPostID: $0[2], lastPostTitle: $0[3],
+                          lastPostAt: ($0[4] as Date?).map(Date.nearestMillisecond))
+            }
         }
     }
 

@@ -14,7 +14,8 @@ extension UserRecord: FetchableRecord, TableRecord {
 
     public init(row: Row) throws {
         self.init(id: row["id"], name: row["name"], passwordHash: row["password_hash"],
-                  createdAt: Date.nearestMillisecond(row["created_at"]))
+                  createdAt: Date.nearestMillisecond(row["created_at"]),
+                  suspended: (row["suspended_at"] as DatabaseValue?).map { !$0.isNull } ?? false)
     }
 }
 
@@ -23,14 +24,16 @@ extension PostRecord: FetchableRecord, TableRecord {
 
     public init(row: Row) throws {
         self.init(id: row["id"], userID: row["user_id"], title: row["title"], content: row["content"],
-                  createdAt: Date.nearestMillisecond(row["created_at"]), page: row["page"], weight: row["weight"])
+                  createdAt: Date.nearestMillisecond(row["created_at"]), page: row["page"], weight: row["weight"],
+                  updatedAt: (row["updated_at"] as Date?).map(Date.nearestMillisecond))
     }
 }
 
 extension UserSummary: FetchableRecord {
     public init(row: Row) throws {
         self.init(name: row["name"], registeredAt: Date.nearestMillisecond(row["registered_at"]), postCount: row["posts"],
-                  lastPostAt: (row["last_post_at"] as Date?).map(Date.nearestMillisecond))
+                  lastPostAt: (row["last_post_at"] as Date?).map(Date.nearestMillisecond),
+                  suspended: row["suspended"] ?? false)
     }
 }
 

@@ -45,6 +45,45 @@ enum Schema {
         ) WITHOUT ROWID;
         """
 
+    /// What the index and the moderation need: each user's post count and
+    /// newest post kept with the user (so listing the blogs does not
+    /// aggregate over every user), edits, suspensions.
+    /// Posts are made again with AUTOINCREMENT: a deleted post's id is
+    /// never given to another (its URL answers 410 Gone for good, and feed
+    /// readers know entries by it); plain rowids reuse the largest.
+    static let version4 = """
+        ALTER TABLE posts RENAME TO posts_old;
+        CREATE TABLE posts (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            title      TEXT    NOT NULL CHECK (length(title) BETWEEN 1 AND 200),
+            content    TEXT    NOT NULL,
+            created_at TEXT    NOT NULL,
+            page       INTEGER NOT NULL CHECK (page >= 1),
+            weight     INTEGER NOT NULL CHECK (weight >= 0),
+            updated_at TEXT
+        );
+        INSERT INTO posts (id, user_id, title, content, created_at, page, weight)
+            SELECT id, user_id, title, content, created_at, page, weight FROM posts_old;
+        DROP TABLE posts_old;
+        CREATE INDEX posts_by_user ON posts(user_id, page, id, weight);
+        CREATE TABLE deleted_posts (
+            id         INTEGER PRIMARY KEY,
+            user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            deleted_at TEXT    NOT NULL
+        );
+        CREATE INDEX deleted_posts_by_user ON deleted_posts(user_id);
+        ALTER TABLE users ADD COLUMN post_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE users ADD COLUMN last_post_id INTEGER;
+        ALTER TABLE users ADD COLUMN last_post_at TEXT;
+        ALTER TABLE users ADD COLUMN suspended_at TEXT;
+        UPDATE users SET
+            post_count = (SELECT COUNT(*) FROM posts WHERE user_id = users.id),
+            (last_post_id, last_post_at) = (SELECT id, created_at FROM posts WHERE user_id = users.id
+                                            ORDER BY page DESC, id DESC LIMIT 1);
+        CREATE INDEX users_by_activity ON users(last_post_at, id);
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -57,6 +96,9 @@ enum Schema {
         }
         migrator.registerMigration("v3-login-state") { db in
             try db.execute(sql: version3)
+        }
+        migrator.registerMigration("v4-index-edits-suspensions") { db in
+            try db.execute(sql: version4)
         }
         return migrator
     }

@@ -59,7 +59,10 @@ final class RequestRouter: Sendable {
             done(outcome, session)
         }
         guard command.hashesPassword else {
-            guard postBudget.take(Double(body.count), for: key, at: started) else {
+            // Listing, editing and deleting read and rewrite more than their
+            // few bytes say: each is charged as a small post at least.
+            let cost = command == .newpost ? body.count : max(body.count, Self.leastEditCost)
+            guard postBudget.take(Double(cost), for: key, at: started) else {
                 return answer(Outcome(reply: .busy, command: command.rawValue), session)
             }
             posts.submit(job)
@@ -73,6 +76,9 @@ final class RequestRouter: Sendable {
         hashing.run(session.standing, job)
         return nil
     }
+
+    /// Bytes of post budget a `posts`, `editpost` or `delpost` takes at least.
+    static let leastEditCost = 1024
 
     private func answer(_ outcome: Outcome, _ session: Session) -> Outcome {
         audit.request(outcome, peer: session.peerAddress, seconds: 0)

@@ -10,4 +10,6 @@ public enum FieldError: Error, Equatable, Sendable {
     case emptyTitle
     case titleTooLong
     case controlCharacters
+    /// A post id that is not 1 to 18 decimal digits (and not zero).
+    case badPostID
 }

@@ -32,6 +32,15 @@ public enum FieldRules {
         return value
     }
 
+    /// ID: a post id, 1 to 18 ASCII digits, not zero (so it fits an Int64
+    /// and means one post).
+    public static func postID(_ value: String) throws(FieldError) -> Int64 {
+        let digits = value.utf8
+        guard (1...18).contains(digits.count), digits.allSatisfy({ (0x30...0x39).contains($0) }),
+              let id = Int64(value), id > 0 else { throw .badPostID }
+        return id
+    }
+
     /// C0 controls and DEL. They are ASCII, and no byte of a multi-byte
     /// UTF-8 sequence is ASCII, so looking at the bytes is looking at the
     /// characters, at a fraction of the cost on a 64 KiB post.

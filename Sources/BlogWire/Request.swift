@@ -3,6 +3,10 @@ public enum Request: Equatable, Sendable {
     case register(user: Username, password: String)
     case login(user: Username, password: String)
     case newPost(user: Username, title: String, content: String)
+    /// `posts:NAME`: the user's newest posts (id, date, title).
+    case listPosts(user: Username)
+    case editPost(user: Username, id: Int64, title: String, content: String)
+    case deletePost(user: Username, id: Int64)
 
     /// The protocol's name for the command, for logs.
     public var command: String {
@@ -10,6 +14,9 @@ public enum Request: Equatable, Sendable {
         case .register: "register"
         case .login: "login"
         case .newPost: "newpost"
+        case .listPosts: "posts"
+        case .editPost: "editpost"
+        case .deletePost: "delpost"
         }
     }
 
@@ -18,6 +25,9 @@ public enum Request: Equatable, Sendable {
         switch self {
         case .register(let user, let password), .login(let user, let password): [user.value, password]
         case .newPost(let user, let title, let content): [user.value, title, content]
+        case .listPosts(let user): [user.value]
+        case .editPost(let user, let id, let title, let content): [user.value, String(id), title, content]
+        case .deletePost(let user, let id): [user.value, String(id)]
         }
     }
 
@@ -30,14 +40,15 @@ public enum Request: Equatable, Sendable {
     /// The user the request names.
     public var user: Username {
         switch self {
-        case .register(let user, _), .login(let user, _), .newPost(let user, _, _): user
+        case .register(let user, _), .login(let user, _), .newPost(let user, _, _), .listPosts(let user),
+             .editPost(let user, _, _, _), .deletePost(let user, _): user
         }
     }
 }
 
 /// Why a message could not become a `Request`.
 public enum RequestError: Error, Equatable, Sendable {
-    /// The command is not one of `register`, `login`, `newpost`.
+    /// The command is not one the server knows.
     case unknownCommand
     /// Wrong field count, a field outside its rules, or invalid UTF-8.
     case badArguments(FieldError)
@@ -87,6 +98,21 @@ extension Request {
             let title = try Self.validated { () throws(FieldError) in try FieldRules.title(f[1]) }
             let content = try Self.validated { () throws(FieldError) in try FieldRules.content(f[2]) }
             self = .newPost(user: user, title: title, content: content)
+        case "posts":
+            let f = try fields(1)
+            self = .listPosts(user: try Self.validated { () throws(FieldError) in try Username(f[0]) })
+        case "editpost":
+            let f = try fields(4)
+            let user = try Self.validated { () throws(FieldError) in try Username(f[0]) }
+            let id = try Self.validated { () throws(FieldError) in try FieldRules.postID(f[1]) }
+            let title = try Self.validated { () throws(FieldError) in try FieldRules.title(f[2]) }
+            let content = try Self.validated { () throws(FieldError) in try FieldRules.content(f[3]) }
+            self = .editPost(user: user, id: id, title: title, content: content)
+        case "delpost":
+            let f = try fields(2)
+            let user = try Self.validated { () throws(FieldError) in try Username(f[0]) }
+            let id = try Self.validated { () throws(FieldError) in try FieldRules.postID(f[1]) }
+            self = .deletePost(user: user, id: id)
         default:
             throw .unknownCommand
         }
@@ -100,10 +126,10 @@ extension Request {
 extension Request {
     /// The commands the server knows.
     public enum Command: String, CaseIterable, Sendable {
-        case register, login, newpost
+        case register, login, newpost, posts, editpost, delpost
 
         /// Whether carrying it out may hash a password (scrypt).
-        public var hashesPassword: Bool { self != .newpost }
+        public var hashesPassword: Bool { self == .register || self == .login }
 
         fileprivate static let wireForms = allCases.map { ($0, Array($0.rawValue.utf8)) }
     }

@@ -29,3 +29,12 @@ int clinux_set_thread_nice(int nice) {
 int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
+
+int clinux_ofd_lock(int fd, long long offset, int exclusive) {
+    struct flock lock = {0};
+    lock.l_type = exclusive ? F_WRLCK : F_UNLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = offset;
+    lock.l_len = 1;
+    return fcntl(fd, F_OFD_SETLK, &lock);
+}

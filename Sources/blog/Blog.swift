@@ -29,6 +29,7 @@ struct Blog: ParsableCommand {
               64  usage error: bad arguments, a name or title outside the
                   rules, an unreadable file, no password available
             """,
-        subcommands: [RegisterCommand.self, LoginCommand.self, PostCommand.self]
+        subcommands: [RegisterCommand.self, LoginCommand.self, PostCommand.self, PostsCommand.self, EditCommand.self,
+                      DeleteCommand.self]
     )
 }

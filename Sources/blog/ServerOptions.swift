@@ -23,7 +23,7 @@ struct ServerOptions: ParsableArguments {
 extension ServerOptions {
     /// Runs one call of the client; a client error is reported and becomes
     /// its exit code.
-    func call(_ body: (BlogClient) throws(BlogClientError) -> BlogReply) throws(ExitCode) -> BlogReply {
+    func call<T>(_ body: (BlogClient) throws(BlogClientError) -> T) throws(ExitCode) -> T {
         do {
             return try body(client)
         } catch {

@@ -221,7 +221,7 @@ struct BlogServiceTests {
             #expect(fx.send("login:User:mojeHeslo", &session) == .loggedIn)
             #expect(fx.send("newpost:User:Titulek clanku:Zde je cely dlouhy text prispevku.", &session) == .posted)
             let line = try #require(fx.lineAfterHeading("User"))
-            #expect(line.contains("<h2>Titulek clanku</h2>"))
+            #expect(line.contains("\">Titulek clanku</a></h2>"))
             #expect(line.contains("Zde je cely dlouhy text prispevku."))
             #expect(line.contains("<time datetime=\"2027-01-15T08:00:00Z\">"))
             let posts = try fx.store.posts(ofUserID: try #require(try fx.store.user(named: "User")?.id))
@@ -245,13 +245,13 @@ struct BlogServiceTests {
             for index in 1 ... 5 {
                 fx.clock.advance(by: 60)
                 #expect(fx.send("newpost:alice:Post \(index):text \(index)", &session) == .posted)
-                #expect(fx.lineAfterHeading("alice")?.contains("<h2>Post \(index)</h2>") == true)
+                #expect(fx.lineAfterHeading("alice")?.contains("\">Post \(index)</a></h2>") == true)
             }
             let ids = fx.articleIDs("alice")
             #expect(ids.count == 5)
             #expect(ids == ids.sorted(by: >))
             let page = try #require(fx.page("alice"))
-            let order = (1 ... 5).reversed().map { page.range(of: "<h2>Post \($0)</h2>")!.lowerBound }
+            let order = (1 ... 5).reversed().map { page.range(of: "\">Post \($0)</a></h2>")!.lowerBound }
             #expect(order == order.sorted())
             // Incremental updates produce exactly what a full render would.
             let owner = try #require(try fx.store.user(named: "alice"))
@@ -278,7 +278,7 @@ struct BlogServiceTests {
             #expect(!page.contains("<script>"))
             #expect(!page.contains("<b>"))
             let line = try #require(fx.lineAfterHeading("alice"))
-            #expect(line.contains("<h2>&lt;script&gt;alert(1)&lt;/script&gt;</h2>"))
+            #expect(line.contains("\">&lt;script&gt;alert(1)&lt;/script&gt;</a></h2>"))
             #expect(line.contains("&lt;b&gt;bold&lt;/b&gt; &amp; co<br>line 2<br>line 3:x"))
         }
     }
@@ -409,8 +409,8 @@ struct BlogServiceTests {
             try FileManager.default.removeItem(at: fx.pages.url(for: "alice"))
             #expect(fx.send("newpost:alice:two:2", &session) == .posted)
             let page = try #require(fx.page("alice"))
-            #expect(page.contains("<h2>one</h2>"))
-            #expect(page.contains("<h2>two</h2>"))
+            #expect(page.contains("\">one</a></h2>"))
+            #expect(page.contains("\">two</a></h2>"))
             #expect(fx.articleIDs("alice").count == 2)
             #expect(fx.articleIDs("alice") == fx.articleIDs("alice").sorted(by: >))
         }
@@ -531,7 +531,7 @@ struct BlogServiceTests {
             #expect(fx.articleIDs("alice") == posts.map { $0.id })
             let page = try #require(fx.page("alice"))
             for index in 0 ..< 100 {
-                #expect(page.components(separatedBy: "<h2>Post \(index)</h2>").count == 2, "post \(index)")
+                #expect(page.components(separatedBy: "\">Post \(index)</a></h2>").count == 2, "post \(index)")
             }
             #expect(page == PageRenderer.page(user: "alice", posts: posts))
         }
@@ -557,6 +557,7 @@ struct BlogServiceTests {
             }
             #expect(shown == ids, "every post once, newest first across main page and archives")
             #expect(!fx.pages.exists(file: "alice.14.html"))
+            fx.service.writeIndex()
             #expect(try fx.service.userPages.areCurrent(owner))
         }
     }

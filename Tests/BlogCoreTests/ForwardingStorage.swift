@@ -14,6 +14,7 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     }
 
     func user(named name: String) throws(StorageError) -> UserRecord? { try store.user(named: name) }
+    func user(id: Int64) throws(StorageError) -> UserRecord? { try store.user(id: id) }
     func createUser(name: String, passwordHash: String, at date: Date) throws(StorageError) -> UserRecord {
         try store.createUser(name: name, passwordHash: passwordHash, at: date)
     }
@@ -25,16 +26,36 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     }
     func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? { try store.claimPostToken(token) }
     func deletePostTokens(before date: Date) throws(StorageError) { try store.deletePostTokens(before: date) }
-    func deletePost(id: Int64) throws(StorageError) { try store.deletePost(id: id) }
+    func removePost(id: Int64, ofUserID userID: Int64?, tombstone: Bool) throws(StorageError) -> PostRecord? {
+        try store.removePost(id: id, ofUserID: userID, tombstone: tombstone)
+    }
+    func deletedPostIDs(ofUserID userID: Int64) throws(StorageError) -> [Int64] { try store.deletedPostIDs(ofUserID: userID) }
+    func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
+                  at date: Date) throws(StorageError) -> PostRecord? {
+        try store.editPost(id: id, ofUserID: userID, title: title, content: content, weight: weight, at: date)
+    }
+    func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError) {
+        try store.setSuspended(userID: userID, suspended, at: date)
+    }
     func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
         try store.pageGroups(ofUserID: userID, limit: limit)
     }
     func newestPosts(ofUserID userID: Int64) throws(StorageError) -> [PostStub] {
         try store.newestPosts(ofUserID: userID)
     }
-    func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
-        try store.postIDs(ofUserID: userID, pages: pages)
+    func postStubs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [PostStub] {
+        try store.postStubs(ofUserID: userID, pages: pages)
     }
+    func adjacentPosts(to post: PostStub, ofUserID userID: Int64) throws(StorageError) -> AdjacentPosts {
+        try store.adjacentPosts(to: post, ofUserID: userID)
+    }
+    func recentPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord] {
+        try store.recentPosts(ofUserID: userID, limit: limit)
+    }
+    func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading] {
+        try store.postHeadings(ofUserID: userID, limit: limit)
+    }
+    func recentPosts(limit: Int) throws(StorageError) -> [AuthoredPost] { try store.recentPosts(limit: limit) }
     func posts(ids: [Int64]) throws(StorageError) -> [PostRecord] { try store.posts(ids: ids) }
     func allUsers() throws(StorageError) -> [UserRecord] { try store.allUsers() }
     func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] { try store.blogIndex(limit: limit) }

@@ -8,16 +8,20 @@ struct IndexPageTests {
     let early = Date(timeIntervalSince1970: 1_800_000_000)
     let late = Date(timeIntervalSince1970: 1_800_003_600)
 
-    @Test func listsBlogsMostRecentlyActiveFirst() {
+    /// In the storage's order (newest post first), each blog with its
+    /// newest post's title linked to its page, its count and date.
+    @Test func listsBlogsInTheStoragesOrderWithTheirNewestPost() {
         let page = text(IndexPage.render([
-            BlogEntry(name: "quiet", lastPostAt: nil),
-            BlogEntry(name: "old", lastPostAt: early),
-            BlogEntry(name: "new", lastPostAt: late),
-            BlogEntry(name: "Also-quiet", lastPostAt: nil),
+            BlogEntry(name: "new", postCount: 3, lastPostID: 9, lastPostTitle: "Fresh <news>", lastPostAt: late),
+            BlogEntry(name: "old", postCount: 1, lastPostID: 2, lastPostTitle: "Once", lastPostAt: early),
+            BlogEntry(name: "quiet"),
+            BlogEntry(name: "Also-quiet"),
         ]))
-        let order = ["new.html", "old.html", "Also-quiet.html", "quiet.html"].map { page.range(of: "href=\"\($0)\"")!.lowerBound }
+        let order = ["new.html", "old.html", "quiet.html", "Also-quiet.html"].map { page.range(of: "href=\"\($0)\"")!.lowerBound }
         #expect(order == order.sorted())
-        #expect(page.contains("<time datetime=\"\(PostDate.machine(late))\">"))
+        #expect(page.contains("<a href=\"new/9.html\">Fresh &lt;news&gt;</a> · 3 posts · <time datetime=\"\(PostDate.machine(late))\">"))
+        #expect(page.contains("Once</a> · 1 post · "))
+        #expect(page.contains("<link rel=\"alternate\" type=\"application/atom+xml\" href=\"index.atom\""))
         #expect(page.contains("no posts yet"))
         #expect(page.hasPrefix("<!DOCTYPE html>"))
         #expect(page.contains("<link rel=\"stylesheet\" href=\"style.css\">"))
@@ -75,7 +79,10 @@ struct IndexPageTests {
             _ = try store.addPost(userID: alice.id, title: "1", content: "", at: early)
             _ = try store.addPost(userID: alice.id, title: "2", content: "", at: late)
             let entries = try store.blogIndex(limit: 10).sorted { $0.name < $1.name }
-            #expect(entries == [BlogEntry(name: "alice", lastPostAt: late), BlogEntry(name: "bob", lastPostAt: nil)])
+            #expect(entries.map(\.name) == ["alice", "bob"])
+            #expect(entries.map(\.lastPostAt) == [late, nil])
+            #expect(entries.map(\.lastPostTitle) == ["2", nil])
+            #expect(entries.map(\.postCount) == [2, 0])
         }
     }
 

@@ -11,7 +11,7 @@ struct PageTests {
     }
 
     private func postLine(_ post: PostRecord) -> String {
-        text(PageRenderer.fragment(post))
+        text(PageRenderer.fragment(post, user: "alice"))
     }
 
     private func escapeMultiline(_ text: String) -> String {
@@ -102,7 +102,9 @@ struct PageTests {
         // The user's name, on the heading and in <title>.
         let page = PageRenderer.page(user: hostile, posts: [post(1, title: hostile, content: hostile)])
         #expect(!page.contains("<script>"))
-        #expect(page.components(separatedBy: escaped).count == 5)
+        // Heading, <title>, the post's title, its text, its link, and the
+        // feed link's address and title: escaped each time.
+        #expect(page.components(separatedBy: escaped).count == 8)
         #expect(page.components(separatedBy: "</h1>").count == 2, "a name cannot forge a second heading")
     }
 
@@ -142,7 +144,8 @@ struct PageTests {
         #expect(lines(page).filter { $0.contains("<article") }.count == 2)
         #expect(lines(page).allSatisfy { !$0.contains("<article") || $0.hasSuffix("</article>") })
         let empty = PageRenderer.page(user: "alice", posts: [])
-        #expect(lines(page).count == lines(empty).count + 2)
+        // An empty blog says so on one line; each post is one line.
+        #expect(lines(page).count == lines(empty).count + 1)
     }
 
     // MARK: PageStore
@@ -218,7 +221,7 @@ struct PageTests {
             // A folder where the page should go: the rename over it fails.
             try FileManager.default.createDirectory(at: store.url(for: "alice"), withIntermediateDirectories: false)
             #expect(throws: PageError.self) { try store.write("x", user: "alice") }
-            #expect(try fileNames(in: folder) == ["alice.html"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["alice.html"])
         }
     }
 

@@ -75,7 +75,7 @@ struct PageWriterTests {
             let second = try store.addPost(userID: alice.id, title: "two", content: "c", at: TestClock.start)
             try writer.ensure(alice, showing: second.id)
             #expect(writer.writeCount == 2)
-            #expect(PageStore(folder: folder).read(user: "alice")?.contains("<h2>two</h2>") == true)
+            #expect(PageStore(folder: folder).read(user: "alice")?.contains("\">two</a></h2>") == true)
         }
     }
 }

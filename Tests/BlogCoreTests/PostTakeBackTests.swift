@@ -59,7 +59,7 @@ struct PostTakeBackTests {
 
             lost.losing.store(false, ordering: .relaxed)
             #expect(fx.send("newpost:alice:kept:text") == .posted)
-            #expect(fx.page("alice")?.contains("<h2>kept</h2>") == true)
+            #expect(fx.page("alice")?.contains("\">kept</a></h2>") == true)
         }
     }
 }

@@ -52,9 +52,29 @@ final class TestClock: Sendable {
     var closure: @Sendable () -> Date { { [self] in self.now } }
 }
 
-/// Names of the files in `folder`, sorted.
+/// Names of the files in `folder`, sorted, but the folders of post pages
+/// and the feeds (`allFileNames` has them).
 func fileNames(in folder: URL) throws -> [String] {
-    try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().filter { name in
+        var isFolder: ObjCBool = false
+        FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
+        return !isFolder.boolValue && !name.hasSuffix(".atom") && !(name.hasPrefix(".") && name.contains(".atom."))
+    }
+}
+
+/// Every file under `folder` (`alice/17.html` for one in a folder), sorted.
+func allFileNames(in folder: URL) throws -> [String] {
+    var names: [String] = []
+    for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+        var isFolder: ObjCBool = false
+        FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
+        if isFolder.boolValue {
+            names += try allFileNames(in: folder.appendingPathComponent(name)).map { name + "/" + $0 }
+        } else {
+            names.append(name)
+        }
+    }
+    return names.sorted()
 }
 
 /// Names of the files in `folder` but the index and its temporary files,
@@ -90,7 +110,7 @@ extension BlogStore {
 extension PageRenderer {
     /// A user's main page as text, `posts` newest first.
     static func page(user: String, posts: [PostRecord], archives: Int = 0) -> String {
-        text(mainPage(user: user, fragments: posts.map(fragment), olderArchive: archives > 0 ? archives : nil))
+        text(mainPage(user: user, fragments: posts.map { fragment($0, user: user) }, olderArchive: archives > 0 ? archives : nil))
     }
 }
 

@@ -41,8 +41,8 @@ struct PostgresServiceTests {
         #expect(send("newpost:nobody:T:x") == .postRefused)
 
         let page = try #require(service.pages.read(user: "Alice"))
-        let again = try #require(page.range(of: "<h2>Again</h2>"))
-        let hello = try #require(page.range(of: "<h2>Hello</h2>"))
+        let again = try #require(page.range(of: "\">Again</a></h2>"))
+        let hello = try #require(page.range(of: "\">Hello</a></h2>"))
         #expect(again.lowerBound < hello.lowerBound, "newest first")
         #expect(page.contains("First &lt;post&gt;<br>line two"))
         #expect(!page.contains("Sneaky"))

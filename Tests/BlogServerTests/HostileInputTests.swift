@@ -59,7 +59,7 @@ struct HostileInputTests {
         "article", "p", "time", "div", "br", "nav", "a", "footer",
     ]
     static let ownAttributes: Set<String> = [
-        "lang", "charset", "name", "content", "rel", "href", "class", "id", "datetime",
+        "lang", "charset", "name", "content", "rel", "href", "class", "id", "datetime", "type", "title",
     ]
 
     /// The tags and attribute names of an HTML text, lower-cased; markup

@@ -99,7 +99,7 @@ struct StorageConformanceTests {
                 let read = try #require(try store.posts(ids: [post.id]).first)
                 #expect(read == post, "\(fraction)")
                 #expect(read.createdAt.timeIntervalSince1970.rounded(.down) == t0.timeIntervalSince1970, "same second on the page")
-                #expect(PageRenderer.fragment(read) == PageRenderer.fragment(post))
+                #expect(PageRenderer.fragment(read, user: "alice") == PageRenderer.fragment(post, user: "alice"))
             }
             #expect(try store.userSummaries().first?.registeredAt == alice.createdAt)
         }
@@ -127,7 +127,9 @@ struct StorageConformanceTests {
             // sorts, whatever the database's locale.
             #expect(summaries.map(\.name) == ["9lives", "Alice", "bob", "carol"])
             #expect(summaries.map(\.postCount) == [0, 0, 3, 0])
-            #expect(summaries.map(\.lastPostAt) == [nil, nil, t0.addingTimeInterval(300), nil])
+            // The time of the newest post (kept with the user), not the
+            // latest time: "c", stored last, was dated earlier than "b".
+            #expect(summaries.map(\.lastPostAt) == [nil, nil, t0.addingTimeInterval(200), nil])
             #expect(summaries.map(\.registeredAt) == [t0.addingTimeInterval(30), t0, t0.addingTimeInterval(10), t0.addingTimeInterval(20)])
         }
     }
@@ -187,15 +189,22 @@ struct StorageConformanceTests {
             _ = try store.createUser(name: "carol", passwordHash: "h", at: t0)
             _ = try store.createUser(name: "Dave", passwordHash: "h", at: t0)
             _ = try store.addPost(userID: bob.id, title: "b1", content: "", at: t0.addingTimeInterval(50))
-            _ = try store.addPost(userID: alice.id, title: "a1", content: "", at: t0.addingTimeInterval(100))
-            _ = try store.addPost(userID: bob.id, title: "b2", content: "", at: t0.addingTimeInterval(200))
+            let a1 = try store.addPost(userID: alice.id, title: "a1", content: "", at: t0.addingTimeInterval(100))
+            let b2 = try store.addPost(userID: bob.id, title: "b2", content: "", at: t0.addingTimeInterval(200))
+            // Newest post first, then the blogs without posts, newest first.
             #expect(try store.blogIndex(limit: 10) == [
-                BlogEntry(name: "bob", lastPostAt: t0.addingTimeInterval(200)),
-                BlogEntry(name: "Alice", lastPostAt: t0.addingTimeInterval(100)),
-                BlogEntry(name: "carol", lastPostAt: nil),
-                BlogEntry(name: "Dave", lastPostAt: nil),
+                BlogEntry(name: "bob", postCount: 2, lastPostID: b2.id, lastPostTitle: "b2", lastPostAt: t0.addingTimeInterval(200)),
+                BlogEntry(name: "Alice", postCount: 1, lastPostID: a1.id, lastPostTitle: "a1", lastPostAt: t0.addingTimeInterval(100)),
+                BlogEntry(name: "Dave"),
+                BlogEntry(name: "carol"),
             ])
-            #expect(try store.blogIndex(limit: 1).map(\.name) == ["bob"])
+            // Deleting the newest post brings the one before it back.
+            try store.deletePost(id: b2.id)
+            #expect(try store.blogIndex(limit: 1) == [
+                BlogEntry(name: "Alice", postCount: 1, lastPostID: a1.id, lastPostTitle: "a1", lastPostAt: t0.addingTimeInterval(100)),
+            ])
+            #expect(try store.blogIndex(limit: 2).last?.postCount == 1)
+            #expect(try store.blogIndex(limit: 1).map(\.name) == ["Alice"])
         }
     }
 

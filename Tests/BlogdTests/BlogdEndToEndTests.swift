@@ -38,8 +38,8 @@ struct BlogdEndToEndTests {
         #expect(try exchange("newpost:Alice:Second:Again\nand again[E];", port: port2) == "post:OK[E];")
 
         let page = try String(contentsOfFile: publicFolder + "/Alice.html", encoding: .utf8)
-        let second_ = try #require(page.range(of: "<h2>Second</h2>"))
-        let first_ = try #require(page.range(of: "<h2>First</h2>"))
+        let second_ = try #require(page.range(of: "\">Second</a></h2>"))
+        let first_ = try #require(page.range(of: "\">First</a></h2>"))
         #expect(second_.lowerBound < first_.lowerBound, "newest first")
         #expect(page.contains("Hello &lt;world&gt;"))
         #expect(page.contains("Again<br>and again"))

@@ -59,6 +59,26 @@ struct CrashRecoveryTests {
         var pages = Set<String>()
         var others: [String] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: publicFolder) {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: publicFolder + "/" + name, isDirectory: &isFolder), isFolder.boolValue {
+                // A blog's post pages: each a whole document too.
+                for inner in try FileManager.default.contentsOfDirectory(atPath: publicFolder + "/" + name) {
+                    guard inner.hasSuffix(".html") && !inner.hasPrefix(".") else {
+                        others.append(name + "/" + inner)
+                        continue
+                    }
+                    let text = try String(contentsOfFile: publicFolder + "/" + name + "/" + inner, encoding: .utf8)
+                    #expect(text.hasPrefix("<!DOCTYPE html>") && text.hasSuffix("</html>\n"),
+                            "\(context): \(name)/\(inner) is not a whole document", sourceLocation: sourceLocation)
+                }
+                continue
+            }
+            if name.hasSuffix(".atom") && !name.hasPrefix(".") {
+                let text = try String(contentsOfFile: publicFolder + "/" + name, encoding: .utf8)
+                #expect(text.hasPrefix("<?xml") && text.hasSuffix("</feed>\n"),
+                        "\(context): \(name) is not a whole feed", sourceLocation: sourceLocation)
+                continue
+            }
             if name.hasSuffix(".html") && !name.hasPrefix(".") {
                 if name != "index.html" { pages.insert(name) }
                 let text = try #require(try? String(contentsOfFile: publicFolder + "/" + name, encoding: .utf8),
@@ -136,7 +156,7 @@ struct CrashRecoveryTests {
             let lines = try #require(articles(file), "\(file) missing", sourceLocation: sourceLocation)
             #expect(ids(lines) == expected.compactMap(\.id), "\(file)", sourceLocation: sourceLocation)
             for (line, post) in zip(lines, expected) {
-                #expect(line.contains("<h2>\(post.title)</h2>"), "\(file): \(line)", sourceLocation: sourceLocation)
+                #expect(line.contains("\">\(post.title)</a></h2>"), "\(file): \(line)", sourceLocation: sourceLocation)
             }
         }
     }
@@ -208,7 +228,8 @@ struct CrashRecoveryTests {
         // rename, so every page file is a whole document.
         let (_, othersAfterKill) = try checkPageFiles("after SIGKILL")
         for name in othersAfterKill {
-            #expect(name.hasPrefix(".") && name.hasSuffix(".tmp"), "unexpected file after the kill: \(name)")
+            let base = name.split(separator: "/").last.map(String.init) ?? name
+            #expect(base.hasPrefix(".") && base.hasSuffix(".tmp"), "unexpected file after the kill: \(name)")
         }
 
         // Restart on the same data: the start-up check repairs the pages.
@@ -258,7 +279,7 @@ struct CrashRecoveryTests {
         // page) may be left, and nothing else.
         let (pages, others) = try checkPageFiles("after restart")
         expectSameFiles(pages, expectedPageFiles(counts), "after restart")
-        let leftover = /\.(crash\d|index)(\.\d+)?\.html\.\d+\.tmp/
+        let leftover = /(crash\d\/)?\.(crash\d|index|\d+)(\.\d+)?\.(html|atom)\.\d+\.tmp/
         for name in others {
             #expect(name.wholeMatch(of: leftover) != nil, "unexpected file \(name)")
         }

@@ -143,11 +143,11 @@ struct DatabaseOutageTests {
             .joined()
         for post in sent where post.reply == "post:OK[E];" {
             #expect(stored.contains(post.title), "post:OK but not stored: \(post.title)")
-            #expect(pages.contains("<h2>\(post.title)</h2>"), "post:OK but not on a page: \(post.title)")
+            #expect(pages.contains("\">\(post.title)</a></h2>"), "post:OK but not on a page: \(post.title)")
         }
         for post in sent where post.reply == "post:ERR[E];" {
             #expect(!stored.contains(post.title), "post:ERR but stored: \(post.title)")
-            #expect(!pages.contains("<h2>\(post.title)</h2>"), "post:ERR but on a page: \(post.title)")
+            #expect(!pages.contains("\">\(post.title)</a></h2>"), "post:ERR but on a page: \(post.title)")
         }
         #expect(server.stop() == 0)
     }

@@ -42,7 +42,7 @@ struct HTTPServingTests {
         let page = try httpRequest(port: http, path: "/alice.html")
         #expect(page.status == 200)
         #expect(page.headers["content-type"] == "text/html; charset=utf-8")
-        #expect(page.body.contains("<h2>Hello web</h2>"))
+        #expect(page.body.contains("\">Hello web</a></h2>"))
         #expect(page.body.contains("First &lt;post&gt;"))
 
         let css = try httpRequest(port: http, path: "/style.css")

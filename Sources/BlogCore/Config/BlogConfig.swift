@@ -73,6 +73,12 @@ public struct BlogConfig: Sendable, Equatable {
     public var loginLease = 3600.0
     /// Let anyone post as anyone, as the original did (insecure).
     public var openPosting = false
+    /// `open`: anyone may `register`; `closed`: `reg:NA`, and the admin
+    /// adds users with `blogd adduser`.
+    public var registrationOpen = true
+    /// Where the public folder is served, for the feeds' absolute links
+    /// (`https://blog.example.org/`); nil: made from `host` and `http_port`.
+    public var baseURL: String?
     public var scrypt = ScryptParameters.standard
     /// Posts per archive page; the main page holds up to twice as many.
     public var pageSize = 50
@@ -97,6 +103,17 @@ extension BlogConfig {
         BlogService.Settings(
             openPosting: openPosting, scrypt: scrypt, loginLease: loginLease, pageSize: pageSize, pageBytes: pageBytes,
             loginThrottle: .init(allowedFailures: loginFailuresAllowed, window: loginFailureWindow, lockout: loginLockout),
-            storageDeadline: storageDeadline)
+            storageDeadline: storageDeadline, registrationOpen: registrationOpen, baseURL: effectiveBaseURL)
+    }
+
+    /// `baseURL`, or `http://HOST[:HTTP_PORT]/` (a wildcard host is
+    /// `localhost`, so set `base_url` for a server others read).
+    public var effectiveBaseURL: String {
+        if let baseURL { return baseURL.hasSuffix("/") ? baseURL : baseURL + "/" }
+        let wildcard = ["*", "0.0.0.0", "::", ""].contains(host)
+        var name = wildcard ? "localhost" : host
+        if name.contains(":") { name = "[\(name)]" }
+        guard let port = httpPort, port != 0, port != 80 else { return "http://\(name)/" }
+        return "http://\(name):\(port)/"
     }
 }

@@ -105,6 +105,18 @@ public enum ConfigLoader {
         config.busyDelay = try double(reader, "busy_delay", config.busyDelay, 0...60)
         config.loginLease = try double(reader, "login_lease", config.loginLease, 0...(365 * 86_400))
         config.openPosting = try bool(reader, "open_posting", config.openPosting)
+        switch try string(reader, "registration", config.registrationOpen ? "open" : "closed") {
+        case "open": config.registrationOpen = true
+        case "closed": config.registrationOpen = false
+        case let other: throw ConfigLoadError.invalidValue(key: "registration", reason: "'\(other)' is neither open nor closed")
+        }
+        if let base = reader.string(forKey: "base_url") {
+            guard let url = URLComponents(string: base), ["http", "https"].contains(url.scheme ?? ""),
+                  !(url.host ?? "").isEmpty else {
+                throw ConfigLoadError.invalidValue(key: "base_url", reason: "'\(base)' is not an http(s) URL with a host")
+            }
+            config.baseURL = base
+        }
         config.scrypt.logN = try int(reader, "scrypt.log_n", config.scrypt.logN, 1...20)
         config.scrypt.r = try int(reader, "scrypt.r", config.scrypt.r, 1...32)
         config.scrypt.p = try int(reader, "scrypt.p", config.scrypt.p, 1...16)

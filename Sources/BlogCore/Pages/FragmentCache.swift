@@ -1,14 +1,32 @@
+import Foundation
 import Synchronization
 
-/// Rendered post fragments by post id, so that a post is rendered once and
-/// the pages that show it copy its bytes.
+/// A post as rendered for its pages: its fragment (see `PageRenderer`),
+/// and its title for its own page's `<title>`.
+struct RenderedPost: Sendable {
+    var fragment: [UInt8]
+    var title: String
+    /// The edit it shows: a rendering of an older edit is stale.
+    var updatedAt: Date?
+}
+
+extension RenderedPost {
+    init(_ post: PostRecord, user: String) {
+        fragment = PageRenderer.fragment(post, user: user)
+        title = post.title
+        updatedAt = post.updatedAt
+    }
+}
+
+/// Rendered posts by post id, so that a post is rendered once and the
+/// pages that show it copy its bytes.
 ///
-/// Bounded by bytes: past `capacity`, the fragments cached longest ago go
-/// first. Posts never change, so a fragment never goes stale; one that was
-/// taken back (a post whose page write failed) is removed with it.
+/// Bounded by bytes: past `capacity`, the posts cached longest ago go
+/// first. A rendering is used only for the edit it shows (`PostStub`'s
+/// `updatedAt`), so an edit made by another instance is never shown stale.
 final class FragmentCache: Sendable {
     private struct State {
-        var fragments: [Int64: [UInt8]] = [:]
+        var posts: [Int64: RenderedPost] = [:]
         /// Ids in the order they were cached; `head` is the oldest.
         var order: [Int64] = []
         var head = 0
@@ -25,25 +43,31 @@ final class FragmentCache: Sendable {
     /// Bytes cached (for tests).
     var byteCount: Int { state.withLock { $0.bytes } }
 
-    func fragment(_ id: Int64) -> [UInt8]? {
-        state.withLock { $0.fragments[id] }
-    }
-
-    /// The fragments of `ids` that are cached, in order, under one lock: a
-    /// page asks for a hundred at once, from several threads.
-    func fragments(_ ids: [Int64]) -> [[UInt8]?] {
-        state.withLock { state in ids.map { state.fragments[$0] } }
-    }
-
-    func store(_ fragment: [UInt8], for id: Int64) {
+    /// The cached renderings of `posts` that show their current edit, in
+    /// order, under one lock: a page asks for a hundred at once, from
+    /// several threads.
+    func rendered(_ posts: [PostStub]) -> [RenderedPost?] {
         state.withLock { state in
-            guard state.fragments.updateValue(fragment, forKey: id) == nil else { return }
+            posts.map { stub in state.posts[stub.id].flatMap { $0.updatedAt == stub.updatedAt ? $0 : nil } }
+        }
+    }
+
+    func store(_ post: RenderedPost, for id: Int64) {
+        state.withLock { state in
+            let size = post.fragment.count + post.title.utf8.count
+            if let old = state.posts.updateValue(post, forKey: id) {
+                // An edit replaces the rendering; it keeps its place in line.
+                state.bytes += size - old.fragment.count - old.title.utf8.count
+                return
+            }
             state.order.append(id)
-            state.bytes += fragment.count
+            state.bytes += size
             while state.bytes > capacity && state.head < state.order.count {
                 let oldest = state.order[state.head]
                 state.head += 1
-                if let removed = state.fragments.removeValue(forKey: oldest) { state.bytes -= removed.count }
+                if let removed = state.posts.removeValue(forKey: oldest) {
+                    state.bytes -= removed.fragment.count + removed.title.utf8.count
+                }
             }
             if state.head > 4096 && state.head * 2 > state.order.count {
                 state.order.removeFirst(state.head)
@@ -54,7 +78,9 @@ final class FragmentCache: Sendable {
 
     func remove(_ id: Int64) {
         state.withLock { state in
-            if let removed = state.fragments.removeValue(forKey: id) { state.bytes -= removed.count }
+            if let removed = state.posts.removeValue(forKey: id) {
+                state.bytes -= removed.fragment.count + removed.title.utf8.count
+            }
         }
     }
 }

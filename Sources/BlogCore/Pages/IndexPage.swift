@@ -1,12 +1,21 @@
 import Foundation
 
-/// One blog on the index page.
+/// One blog on the index page: its newest post (title, time, id) and how
+/// many posts it has. The storage keeps these with the user, updated with
+/// every post, so listing them costs the same however many users there are.
 public struct BlogEntry: Sendable, Equatable, Codable {
     public var name: String
+    public var postCount: Int
+    public var lastPostID: Int64?
+    public var lastPostTitle: String?
     public var lastPostAt: Date?
 
-    public init(name: String, lastPostAt: Date?) {
+    public init(name: String, postCount: Int = 0, lastPostID: Int64? = nil, lastPostTitle: String? = nil,
+                lastPostAt: Date? = nil) {
         self.name = name
+        self.postCount = postCount
+        self.lastPostID = lastPostID
+        self.lastPostTitle = lastPostTitle
         self.lastPostAt = lastPostAt
     }
 }
@@ -22,32 +31,34 @@ public enum IndexPage {
     /// Blogs listed at most.
     public static let limit = 1000
 
+    /// The index of `blogs`, in the order given (the storage's: newest
+    /// post first). Each line: the blog, its newest post's title linking
+    /// to the post's page, its post count and the post's date.
     public static func render(_ blogs: [BlogEntry]) -> [UInt8] {
-        let sorted = blogs.sorted { a, b in
-            switch (a.lastPostAt, b.lastPostAt) {
-            case let (x?, y?): x != y ? x > y : a.name.lowercased() < b.name.lowercased()
-            case (_?, nil): true
-            case (nil, _?): false
-            case (nil, nil): a.name.lowercased() < b.name.lowercased()
-            }
-        }
         var lines: [String] = []
-        if sorted.isEmpty {
+        if blogs.isEmpty {
             lines.append("<p class=\"empty\">No blogs yet.</p>")
         } else {
-            if sorted.count >= limit {
+            if blogs.count >= limit {
                 lines.append("<p class=\"note\">The \(limit) most recently active blogs.</p>")
             }
             lines.append("<ul class=\"blog-list\">")
-            for blog in sorted.prefix(limit) {
+            for blog in blogs.prefix(limit) {
                 let name = HTMLEscape.escape(blog.name)
-                let date = blog.lastPostAt.map {
-                    "<time datetime=\"\(PostDate.machine($0))\">\(PostDate.human($0))</time>"
-                } ?? "<time>no posts yet</time>"
-                lines.append("<li><a href=\"\(name).html\">\(name)</a> \(date)</li>")
+                var line = "<li><a href=\"\(name).html\">\(name)</a>"
+                if let id = blog.lastPostID, let title = blog.lastPostTitle, let date = blog.lastPostAt {
+                    let link = HTMLEscape.escape(PageRenderer.postFile(user: blog.name, id: id))
+                    line += " · <a href=\"\(link)\">\(HTMLEscape.escape(title))</a>"
+                    line += " · \(blog.postCount) post\(blog.postCount == 1 ? "" : "s")"
+                    line += " · <time datetime=\"\(PostDate.machine(date))\">\(PostDate.human(date))</time>"
+                } else {
+                    line += " · <span class=\"empty\">no posts yet</span>"
+                }
+                lines.append(line + "</li>")
             }
             lines.append("</ul>")
         }
-        return PageRenderer.document(title: "Blogs", heading: "Blogs", fragments: lines.map { Array($0.utf8) }, nav: [])
+        return PageRenderer.document(title: "Blogs", heading: "Blogs", fragments: lines.map { Array($0.utf8) }, nav: [],
+                                     feeds: [(PageRenderer.siteFeedFile, "All blogs (Atom)")])
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A run of a user's posts that share a page: the `page` column of posts.
 public struct PageGroup: Sendable, Equatable {
     /// The group's number, from 1 (the oldest).
@@ -13,16 +15,20 @@ public struct PageGroup: Sendable, Equatable {
     }
 }
 
-/// A post as the layout sees it: which group it is in, and its weight.
+/// A post as the layout sees it: which group it is in, and its weight;
+/// and when it was last edited, which tells a cached rendering of it
+/// current from stale.
 public struct PostStub: Sendable, Equatable {
     public var id: Int64
     public var page: Int
     public var weight: Int
+    public var updatedAt: Date?
 
-    public init(id: Int64, page: Int, weight: Int) {
+    public init(id: Int64, page: Int, weight: Int, updatedAt: Date? = nil) {
         self.id = id
         self.page = page
         self.weight = weight
+        self.updatedAt = updatedAt
     }
 }
 

@@ -6,25 +6,38 @@
 /// fragment) depends on the post alone, so it is rendered once and reused
 /// on every page that shows it.
 ///
-///     let fragment = PageRenderer.fragment(post)
+///     let fragment = PageRenderer.fragment(post, user: "alice")
 ///     let page = PageRenderer.mainPage(user: "alice", fragments: [fragment], olderArchive: nil)
+///
+/// Every page's links are relative to the public folder's top (a post's
+/// own page, one folder down, says so with `<base href="../">`), so the
+/// pages work under any prefix a static server gives them.
 public enum PageRenderer {
     /// The marker of the line after which posts go.
     public static let headingMarker = "</h1>"
 
     /// One post as one line (no line break): an `<article>` with the post
-    /// id, title, date and text.
-    public static func fragment(_ post: PostRecord) -> [UInt8] {
+    /// id, its title linking to its own page, its date (and the date of
+    /// its last edit), and its text.
+    public static func fragment(_ post: PostRecord, user: String) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(160 + post.title.utf8.count + post.content.utf8.count)
+        out.reserveCapacity(200 + post.title.utf8.count + post.content.utf8.count)
         out += articleStart
         out += Array(String(post.id).utf8)
         out += titleStart
+        HTMLEscape.append(postFile(user: user, id: post.id), to: &out)
+        out += titleLink
         HTMLEscape.append(post.title, to: &out)
         out += dateStart
         out += Array(PostDate.machine(post.createdAt).utf8)
         out += dateMiddle
         out += Array(PostDate.human(post.createdAt).utf8)
+        if let edited = post.updatedAt {
+            out += editedStart
+            out += Array(PostDate.machine(edited).utf8)
+            out += dateMiddle
+            out += Array(PostDate.human(edited).utf8)
+        }
         out += contentStart
         HTMLEscape.appendMultiline(post.content, to: &out)
         out += articleEnd
@@ -40,16 +53,56 @@ public enum PageRenderer {
     /// A user's main page: `fragments` newest first, linking to archive
     /// page `olderArchive` when there is one.
     public static func mainPage(user: String, fragments: [[UInt8]], olderArchive: Int?) -> [UInt8] {
-        document(title: "\(user) – blog", heading: user, fragments: fragments,
-                 nav: olderArchive.map { [(archiveFile(user: user, number: $0), "Older posts")] } ?? [])
+        var nav = olderArchive.map { [(archiveFile(user: user, number: $0), "Older posts")] } ?? []
+        nav.append((IndexPage.fileName, "All blogs"))
+        return document(title: "\(user) – blog", heading: user, fragments: fragments.isEmpty ? [noPosts] : fragments,
+                        nav: nav, feeds: feeds(user: user))
     }
 
-    /// Archive page `number` of `user`, written once when it fills.
+    /// Archive page `number` of `user`: the posts of page group `number`.
     public static func archivePage(user: String, number: Int, fragments: [[UInt8]]) -> [UInt8] {
         var nav = [(mainFile(user: user), "Newest posts")]
         if number > 1 { nav.append((archiveFile(user: user, number: number - 1), "Older posts")) }
+        nav.append((IndexPage.fileName, "All blogs"))
         return document(title: "\(user) (\(number)) – blog", heading: "\(user) · archive \(number)",
-                        fragments: fragments, nav: nav)
+                        fragments: fragments.isEmpty ? [noPosts] : fragments, nav: nav, feeds: feeds(user: user))
+    }
+
+    /// A post's own page, at a URL that never changes (`postFile`): the
+    /// post, and links to the posts just older and newer, the blog and
+    /// the list of blogs.
+    public static func postPage(user: String, title: String, fragment: [UInt8], older: Int64?, newer: Int64?) -> [UInt8] {
+        var nav: [(href: String, text: String)] = []
+        if let older { nav.append((postFile(user: user, id: older), "← Older post")) }
+        if let newer { nav.append((postFile(user: user, id: newer), "Newer post →")) }
+        nav.append((mainFile(user: user), "\(user)’s blog"))
+        nav.append((IndexPage.fileName, "All blogs"))
+        return document(title: "\(title) – \(user)", heading: user, fragments: [fragment], nav: nav,
+                        feeds: feeds(user: user), base: "../")
+    }
+
+    /// `alice/17.html`: a post's page, in a folder of its author's.
+    public static func postFile(user: String, id: Int64) -> String {
+        "\(user)/\(id).html"
+    }
+
+    /// `alice/17.html.gone`: marks a deleted post, whose page answers 410.
+    public static func goneFile(user: String, id: Int64) -> String {
+        postFile(user: user, id: id) + goneSuffix
+    }
+
+    public static let goneSuffix = ".gone"
+
+    /// `alice.atom`: the blog's Atom feed.
+    public static func feedFile(user: String) -> String {
+        user + ".atom"
+    }
+
+    /// `index.atom`: the whole site's feed (`index` is no user's name).
+    public static let siteFeedFile = "index.atom"
+
+    private static func feeds(user: String) -> [(href: String, title: String)] {
+        [(feedFile(user: user), "\(user) (Atom)"), (siteFeedFile, "All blogs (Atom)")]
     }
 
     /// `alice.html`.
@@ -63,13 +116,27 @@ public enum PageRenderer {
         "\(user).\(number).html"
     }
 
-    /// The shell every page shares: head, heading line, one line per
-    /// fragment, optional navigation, footer.
-    static func document(title: String, heading: String, fragments: [[UInt8]], nav: [(href: String, text: String)]) -> [UInt8] {
+    /// The shell every page shares: head (with its feeds, autodiscovered),
+    /// heading line, one line per fragment, optional navigation, footer.
+    static func document(title: String, heading: String, fragments: [[UInt8]], nav: [(href: String, text: String)],
+                         feeds: [(href: String, title: String)] = [], base: String? = nil) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(fragments.reduce(600) { $0 + $1.count + 1 })
+        out.reserveCapacity(fragments.reduce(800) { $0 + $1.count + 1 })
         out += documentStart
         HTMLEscape.append(title, to: &out)
+        out += titleEnd
+        if let base {
+            out += baseStart
+            HTMLEscape.append(base, to: &out)
+            out += tagEnd
+        }
+        for feed in feeds {
+            out += feedStart
+            HTMLEscape.append(feed.href, to: &out)
+            out += feedTitle
+            HTMLEscape.append(feed.title, to: &out)
+            out += tagEnd
+        }
         out += headStartToHeading
         HTMLEscape.append(heading, to: &out)
         out += headingEnd
@@ -94,8 +161,11 @@ public enum PageRenderer {
     }
 
     private static let articleStart = Array("<article class=\"post\" id=\"post-".utf8)
-    private static let titleStart = Array("\"><h2>".utf8)
-    private static let dateStart = Array("</h2><p class=\"date\"><time datetime=\"".utf8)
+    private static let titleStart = Array("\"><h2><a href=\"".utf8)
+    private static let titleLink = Array("\">".utf8)
+    private static let dateStart = Array("</a></h2><p class=\"date\"><time datetime=\"".utf8)
+    private static let editedStart = Array("</time> · edited <time datetime=\"".utf8)
+    private static let noPosts = Array("<p class=\"empty\">No posts yet.</p>".utf8)
     private static let dateMiddle = Array("\">".utf8)
     private static let contentStart = Array("</time></p><div class=\"content\">".utf8)
     private static let articleEnd = Array("</div></article>".utf8)
@@ -108,8 +178,12 @@ public enum PageRenderer {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>
         """.utf8)
+    private static let titleEnd = Array("</title>\n".utf8)
+    private static let baseStart = Array("<base href=\"".utf8)
+    private static let feedStart = Array("<link rel=\"alternate\" type=\"application/atom+xml\" href=\"".utf8)
+    private static let feedTitle = Array("\" title=\"".utf8)
+    private static let tagEnd = Array("\">\n".utf8)
     private static let headStartToHeading = Array("""
-        </title>
         <link rel="stylesheet" href="style.css">
         </head>
         <body>

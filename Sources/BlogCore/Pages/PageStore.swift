@@ -52,14 +52,45 @@ public struct PageStore: Sendable {
         unlink(prefix + name)
     }
 
-    /// Removes temporary files a crash left behind (`.NAME.html.N.tmp`).
-    /// Call it only while nothing writes pages. Returns how many it removed.
+    /// Removes temporary files a crash left behind (`.NAME.html.N.tmp`),
+    /// in the folder and the folders of post pages in it. Call it only
+    /// while nothing writes pages. Returns how many it removed.
     @discardableResult
     public func removeLeftoverTemporaries() -> Int {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        let leftovers = names.filter { $0.hasPrefix(".") && $0.hasSuffix(".tmp") }
-        leftovers.forEach { remove(file: $0) }
-        return leftovers.count
+        var removed = 0
+        for name in files(in: "") {
+            if Self.isTemporary(name) {
+                remove(file: name)
+                removed += 1
+            } else if isFolder(name) {
+                for inner in files(in: name) where Self.isTemporary(inner) {
+                    remove(file: name + "/" + inner)
+                    removed += 1
+                }
+            }
+        }
+        return removed
+    }
+
+    private static func isTemporary(_ name: String) -> Bool {
+        name.hasPrefix(".") && name.hasSuffix(".tmp")
+    }
+
+    /// The names in a folder of the public folder ("" for itself).
+    public func files(in folder: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: prefix + folder)) ?? []
+    }
+
+    /// Whether `name` is a folder (not a link to one).
+    public func isFolder(_ name: String) -> Bool {
+        var info = stat()
+        return lstat(prefix + name, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Removes a folder of the public folder and what it holds.
+    public func removeFolder(_ name: String) {
+        guard isFolder(name) else { return }
+        try? FileManager.default.removeItem(atPath: prefix + name)
     }
 
     /// Writes `text` as the file `name`; see `write(_:file:)` for bytes.
@@ -79,10 +110,23 @@ public struct PageStore: Sendable {
     /// can be: after a power cut, the start-up check rewrites any page
     /// that is not what the database says. Where the file system cannot
     /// swap, or the page is new, it is a plain rename.
+    ///
+    /// `name` may name a file in a folder (`alice/17.html`): the folder is
+    /// made when missing.
     public func write(_ bytes: [UInt8], file name: String) throws(PageError) {
         let target = prefix + name
-        let temporary = prefix + ".\(name).\(UInt64.random(in: 0 ... .max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let slash = name.lastIndex(of: "/")
+        let folderPart = slash.map { String(name[...$0]) } ?? ""
+        let base = slash.map { String(name[name.index(after: $0)...]) } ?? name
+        let temporary = prefix + folderPart + ".\(base).\(UInt64.random(in: 0 ... .max)).tmp"
+        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0 && errno == ENOENT && !folderPart.isEmpty {
+            // A blog's first post page: its folder comes with it.
+            if mkdir(prefix + folderPart, 0o755) != 0 && errno != EEXIST {
+                throw .cannotWrite(path: prefix + folderPart, errno: errno)
+            }
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        }
         guard fd >= 0 else { throw .cannotWrite(path: temporary, errno: errno) }
         var written = 0
         var failure: Int32 = 0

@@ -30,8 +30,9 @@ final class PageWriter: Sendable {
         case done
         /// Another request is writing them: wait, then look again.
         case wait(DispatchSemaphore)
-        /// This request writes them.
-        case write
+        /// This request writes them; the pages showed posts up to `shown`
+        /// before (nil: not known).
+        case write(shown: Int64?)
     }
 
     /// Returns once the pages of `user` show every post up to `postID`
@@ -66,7 +67,7 @@ final class PageWriter: Sendable {
                 if semaphore.wait(timeout: .now() + left) == .timedOut {
                     throw StorageError.deadlineExceeded(seconds: left)
                 }
-            case .write: return try writeClaimed(user, newest: newest)
+            case .write(let shown): return try writeClaimed(user, newest: newest, shown: shown)
             }
         }
     }
@@ -82,17 +83,17 @@ final class PageWriter: Sendable {
                 return .wait(semaphore)
             }
             state.writing = true
-            return .write
+            return .write(shown: state.shown >= 0 ? state.shown : nil)
         }
     }
 
-    private func writeClaimed(_ user: UserRecord, newest: [PostStub]?) throws {
+    private func writeClaimed(_ user: UserRecord, newest: [PostStub]?, shown before: Int64?) throws {
         let userID = user.id
         var shown: Int64 = -1
         var failure: (any Error)?
         writes.add(1, ordering: .relaxed)
         do {
-            shown = try pages.storage.withPageLock(userID: userID) { try pages.write(user, newest: newest) }
+            shown = try pages.storage.withPageLock(userID: userID) { try pages.write(user, newest: newest, shown: before) }
         } catch {
             failure = error
             pages.forget(user)

@@ -1,33 +1,40 @@
 import Synchronization
 
-/// A user's pages as a pure function of the database: the main page and
-/// the archive pages are rendered from the user's rows (each post's
-/// fragment once, through the cache) and written whole. No page is read
-/// back to add a post.
+/// A user's pages as a pure function of the database: the main page, the
+/// archive pages, each post's own page (or, for a deleted one, its
+/// tombstone) and the blog's feed, rendered from the user's rows (each
+/// post once, through the cache) and written whole. No page is read back
+/// to add a post.
 final class UserPages: Sendable {
     let store: PageStore
     let layout: PageLayout
     let storage: any BlogStorage
     let cache: FragmentCache
+    let feeds: Feeds
     /// The newest archive page on disk, per user id, once known.
     private let archived = Mutex<[Int64: Int]>([:])
 
-    init(store: PageStore, layout: PageLayout, storage: any BlogStorage, cache: FragmentCache) {
+    init(store: PageStore, layout: PageLayout, storage: any BlogStorage, cache: FragmentCache,
+         feeds: Feeds = Feeds(baseURL: "http://localhost/")) {
         self.store = store
         self.layout = layout
         self.storage = storage
         self.cache = cache
+        self.feeds = feeds
     }
 
-    /// Writes the pages of `user` as the database holds them now: first
-    /// any archive page that newly left the main page (written once, never
-    /// again), then the main page. Returns the id of the newest post shown
-    /// (0 with none).
+    /// Writes the pages of `user` after new posts, as the database holds
+    /// them now: any archive page that newly left the main page, the new
+    /// posts' own pages and the page of the post before them (its link to
+    /// the newer one), then the main page. Returns the id of the newest
+    /// post shown (0 with none).
     ///
     /// `newest`, when given, are the user's newest posts as the database
-    /// holds them now (see `NewPost`); otherwise they are read.
+    /// holds them now (see `NewPost`); otherwise they are read. `shown` is
+    /// the newest post the pages showed before, when known: the posts
+    /// after it are the new ones.
     @discardableResult
-    func write(_ user: UserRecord, newest given: [PostStub]? = nil) throws -> Int64 {
+    func write(_ user: UserRecord, newest given: [PostStub]? = nil, shown: Int64? = nil) throws -> Int64 {
         let userID = user.id
         let newest = try given ?? storage.newestPosts(ofUserID: userID)
         let groups = PageGroup.of(newest)
@@ -40,14 +47,91 @@ final class UserPages: Sendable {
             }
         }
         archived.withLock { $0[userID] = plan.newestArchive }
-        let ids = plan.mainPages.map { main in newest.filter { main.contains($0.page) }.map(\.id) } ?? []
-        let main = PageRenderer.mainPage(user: user.name, fragments: try fragments(ids),
+        let rendered = try renderings(newest, of: user)
+        try writeNewPostPages(user, newest: newest, rendered: rendered, shown: shown)
+        let onMain = plan.mainPages.map { main in newest.indices.filter { main.contains(newest[$0].page) } } ?? []
+        let main = PageRenderer.mainPage(user: user.name, fragments: onMain.map { rendered[$0].fragment },
                                          olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil)
         try store.write(main, file: PageRenderer.mainFile(user: user.name))
-        return ids.first ?? 0
+        return newest.first?.id ?? 0
     }
 
-    /// Every page of `user` as the database says it should be, archives
+    /// The own pages of the posts after `shown` and of the one before
+    /// them; when `shown` is not known (after a start), of the posts whose
+    /// page is missing and of the newest two.
+    private func writeNewPostPages(_ user: UserRecord, newest: [PostStub], rendered: [RenderedPost], shown: Int64?) throws {
+        var fresh = newest.indices.filter { index in
+            if let shown { return newest[index].id > shown }
+            return index < 2 || !store.exists(file: PageRenderer.postFile(user: user.name, id: newest[index].id))
+        }
+        if let last = fresh.last, last + 1 < newest.count { fresh.append(last + 1) }
+        for index in fresh {
+            let older: Int64?
+            if index + 1 < newest.count {
+                older = newest[index + 1].id
+            } else {
+                older = try storage.adjacentPosts(to: newest[index], ofUserID: user.id).older?.id
+            }
+            let newer = index > 0 ? newest[index - 1].id : nil
+            try writePostPage(user, rendered[index], id: newest[index].id, older: older, newer: newer)
+        }
+    }
+
+    private func writePostPage(_ user: UserRecord, _ post: RenderedPost, id: Int64, older: Int64?, newer: Int64?) throws {
+        let page = PageRenderer.postPage(user: user.name, title: post.title, fragment: post.fragment, older: older, newer: newer)
+        try store.write(page, file: PageRenderer.postFile(user: user.name, id: id))
+    }
+
+    /// Writes what an edit or a deletion of `post` (as it was) changed:
+    /// the page of its group (the main page, or its archive page), its own
+    /// page (a deleted post's becomes a tombstone, and the posts beside it
+    /// link past it), the blog's feed; archive pages left beyond the
+    /// newest (a group emptied) are removed.
+    func rewrite(_ user: UserRecord, after post: PostStub, deleted: Bool) throws {
+        let newest = try storage.newestPosts(ofUserID: user.id)
+        let plan = layout.plan(groups: PageGroup.of(newest).reversed())
+        if post.page <= plan.newestArchive {
+            try store.write(try archivePage(user, number: post.page),
+                            file: PageRenderer.archiveFile(user: user.name, number: post.page))
+        }
+        removeArchives(of: user.name, after: plan.newestArchive)
+        archived.withLock { $0[user.id] = plan.newestArchive }
+        let onMain = plan.mainPages.map { main in newest.filter { main.contains($0.page) } } ?? []
+        try store.write(PageRenderer.mainPage(user: user.name, fragments: try renderings(onMain, of: user).map(\.fragment),
+                                              olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil),
+                        file: PageRenderer.mainFile(user: user.name))
+        let around = try storage.adjacentPosts(to: post, ofUserID: user.id)
+        if deleted {
+            cache.remove(post.id)
+            try store.write(Self.tombstone, file: PageRenderer.goneFile(user: user.name, id: post.id))
+            store.remove(file: PageRenderer.postFile(user: user.name, id: post.id))
+            for neighbour in [around.older, around.newer].compactMap({ $0 }) {
+                let links = try storage.adjacentPosts(to: neighbour, ofUserID: user.id)
+                try writePostPage(user, try renderings([neighbour], of: user)[0], id: neighbour.id,
+                                  older: links.older?.id, newer: links.newer?.id)
+            }
+        } else if let current = try storage.posts(ids: [post.id]).first {
+            try writePostPage(user, try renderings([current.stub], of: user)[0], id: post.id,
+                              older: around.older?.id, newer: around.newer?.id)
+        }
+        try writeFeed(user)
+    }
+
+    /// Writes the blog's feed from its newest posts.
+    func writeFeed(_ user: UserRecord) throws {
+        try store.write(try feed(user), file: PageRenderer.feedFile(user: user.name))
+    }
+
+    private func feed(_ user: UserRecord) throws -> [UInt8] {
+        feeds.blog(user.name, created: user.createdAt,
+                   posts: try storage.recentPosts(ofUserID: user.id, limit: Feeds.entryLimit))
+    }
+
+    /// A deleted post's marker: the page server answers 410 Gone for the
+    /// post's page while it is there (any static server can be told to).
+    static let tombstone = Array("<!DOCTYPE html>\n<title>Deleted</title>\n<p>This post was deleted.</p>\n".utf8)
+
+    /// Every file of `user` as the database says it should be, archives
     /// first: file name and bytes.
     func render(_ user: UserRecord) throws -> [(file: String, bytes: [UInt8])] {
         let userID = user.id
@@ -58,16 +142,29 @@ final class UserPages: Sendable {
                 pages.append((PageRenderer.archiveFile(user: user.name, number: number), try archivePage(user, number: number)))
             }
         }
-        let ids = try plan.mainPages.map { try storage.postIDs(ofUserID: userID, pages: $0) } ?? []
+        let all = try storage.postStubs(ofUserID: userID, pages: 1...Int(Int32.max))
+        let rendered = try renderings(all, of: user)
+        let onMain = plan.mainPages.map { main in all.indices.filter { main.contains(all[$0].page) } } ?? []
         pages.append((PageRenderer.mainFile(user: user.name),
-                      PageRenderer.mainPage(user: user.name, fragments: try fragments(ids),
+                      PageRenderer.mainPage(user: user.name, fragments: onMain.map { rendered[$0].fragment },
                                             olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil)))
+        for index in all.indices {
+            let page = PageRenderer.postPage(user: user.name, title: rendered[index].title, fragment: rendered[index].fragment,
+                                             older: index + 1 < all.count ? all[index + 1].id : nil,
+                                             newer: index > 0 ? all[index - 1].id : nil)
+            pages.append((PageRenderer.postFile(user: user.name, id: all[index].id), page))
+        }
+        for id in try storage.deletedPostIDs(ofUserID: userID) {
+            pages.append((PageRenderer.goneFile(user: user.name, id: id), Self.tombstone))
+        }
+        pages.append((PageRenderer.feedFile(user: user.name), try feed(user)))
         return pages
     }
 
-    /// Rewrites every page of `user` that is not what `render` gives
-    /// (all of them with `force`), and removes archive pages beyond the
-    /// newest. Returns whether anything changed on disk.
+    /// Rewrites every file of `user` that is not what `render` gives (all
+    /// of them with `force`), and removes archive pages beyond the newest
+    /// and files in the user's folder that no post or tombstone accounts
+    /// for. Returns whether anything changed on disk.
     @discardableResult
     func repair(_ user: UserRecord, force: Bool = false) throws -> Bool {
         var changed = false
@@ -76,14 +173,35 @@ final class UserPages: Sendable {
             try store.write(page.bytes, file: page.file)
             changed = true
         }
-        var extra = pages.count
-        while store.exists(file: PageRenderer.archiveFile(user: user.name, number: extra)) {
-            store.remove(file: PageRenderer.archiveFile(user: user.name, number: extra))
-            extra += 1
+        let archives = pages.count { $0.file.hasSuffix(".html") && !$0.file.contains("/") } - 1
+        changed = removeArchives(of: user.name, after: archives) || changed
+        let expected = Set(pages.map(\.file))
+        for name in store.files(in: user.name) where !expected.contains(user.name + "/" + name) {
+            store.remove(file: user.name + "/" + name)
             changed = true
         }
-        archived.withLock { $0[user.id] = pages.count - 1 }
+        archived.withLock { $0[user.id] = archives }
         return changed
+    }
+
+    /// Removes every file of `user`: pages, post pages, tombstones, feed.
+    func removeAll(_ user: UserRecord) {
+        store.removeFolder(user.name)
+        removeArchives(of: user.name, after: 0)
+        store.remove(file: PageRenderer.mainFile(user: user.name))
+        store.remove(file: PageRenderer.feedFile(user: user.name))
+        forget(user)
+    }
+
+    /// Removes archive pages numbered past `newest`; whether there were any.
+    @discardableResult
+    private func removeArchives(of user: String, after newest: Int) -> Bool {
+        var extra = newest + 1
+        while store.exists(file: PageRenderer.archiveFile(user: user, number: extra)) {
+            store.remove(file: PageRenderer.archiveFile(user: user, number: extra))
+            extra += 1
+        }
+        return extra > newest + 1
     }
 
     /// Forgets what it knew of `user`'s pages on disk (after a failed write).
@@ -92,8 +210,9 @@ final class UserPages: Sendable {
     }
 
     private func archivePage(_ user: UserRecord, number: Int) throws -> [UInt8] {
-        let ids = try storage.postIDs(ofUserID: user.id, pages: number...number)
-        return PageRenderer.archivePage(user: user.name, number: number, fragments: try fragments(ids))
+        let posts = try storage.postStubs(ofUserID: user.id, pages: number...number)
+        return PageRenderer.archivePage(user: user.name, number: number,
+                                        fragments: try renderings(posts, of: user).map(\.fragment))
     }
 
     /// The archive page to write first when nothing is known of this
@@ -104,21 +223,27 @@ final class UserPages: Sendable {
         return number + 1
     }
 
-    /// The fragments of `ids`, in order: cached ones copied, the others
+    /// The renderings of `posts`, in order: cached ones copied, the others
     /// fetched in one query, rendered and cached.
-    private func fragments(_ ids: [Int64]) throws -> [[UInt8]] {
-        var fragments = cache.fragments(ids)
-        let missing = zip(ids, fragments).compactMap { $1 == nil ? $0 : nil }
-        guard !missing.isEmpty else { return fragments.map { $0! } }
-        var rendered: [Int64: [UInt8]] = [:]
+    func renderings(_ posts: [PostStub], of user: UserRecord) throws -> [RenderedPost] {
+        var rendered = cache.rendered(posts)
+        let missing = zip(posts, rendered).compactMap { $1 == nil ? $0.id : nil }
+        guard !missing.isEmpty else { return rendered.map { $0! } }
+        var fetched: [Int64: RenderedPost] = [:]
         for post in try storage.posts(ids: missing) {
-            let fragment = PageRenderer.fragment(post)
-            rendered[post.id] = fragment
-            cache.store(fragment, for: post.id)
+            let rendering = RenderedPost(post, user: user.name)
+            fetched[post.id] = rendering
+            cache.store(rendering, for: post.id)
         }
-        for index in fragments.indices where fragments[index] == nil {
-            fragments[index] = rendered[ids[index]] ?? []
+        for index in rendered.indices where rendered[index] == nil {
+            // A post deleted between the two reads renders as nothing;
+            // the deletion's own rewrite follows.
+            rendered[index] = fetched[posts[index].id] ?? RenderedPost.missing
         }
-        return fragments.map { $0! }
+        return rendered.map { $0! }
     }
+}
+
+extension RenderedPost {
+    static let missing = RenderedPost(fragment: [], title: "", updatedAt: nil)
 }

@@ -25,10 +25,16 @@ public final class BlogService: Sendable {
         /// Seconds the storage calls of one post (or of a register, once
         /// its password is hashed) may take together.
         public var storageDeadline: Double
+        /// Whether `register` creates users; when closed it answers
+        /// `reg:NA` and the admin adds users (`blogd adduser`).
+        public var registrationOpen: Bool
+        /// Where the public folder is served, for the feeds' absolute links.
+        public var baseURL: String
 
         public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600,
                     pageSize: Int = 50, pageBytes: Int = PageLayout.defaultPageBytes,
-                    loginThrottle: LoginThrottle.Policy = .init(), storageDeadline: Double = 3) {
+                    loginThrottle: LoginThrottle.Policy = .init(), storageDeadline: Double = 3,
+                    registrationOpen: Bool = true, baseURL: String = "http://localhost/") {
             self.openPosting = openPosting
             self.scrypt = scrypt
             self.loginLease = loginLease
@@ -36,6 +42,8 @@ public final class BlogService: Sendable {
             self.pageBytes = pageBytes
             self.loginThrottle = loginThrottle
             self.storageDeadline = storageDeadline
+            self.registrationOpen = registrationOpen
+            self.baseURL = baseURL
         }
 
         /// The page layout these settings ask for.
@@ -52,10 +60,13 @@ public final class BlogService: Sendable {
     let hasher: PasswordHasher
     let leases: LoginLeases
     let throttle: LoginThrottle
-    let index: IndexUpdater
+    /// `index.html` and `index.atom`, at most once a second.
+    let index: CoalescedWriter<Void>
+    /// Each blog's feed, at most once a second per blog.
+    let feeds: CoalescedWriter<UserRecord>
     let takeBack: PostTakeBack
-    private let logger: Logger
-    private let now: @Sendable () -> Date
+    let logger: Logger
+    let now: @Sendable () -> Date
     private let hashCount = Atomic<Int>(0)
     /// What one hash takes on a hashing thread, in nanoseconds: a moving
     /// average, so the server's estimate of queued hash work follows the
@@ -76,14 +87,20 @@ public final class BlogService: Sendable {
         self.throttle = LoginThrottle(policy: settings.loginThrottle, storage: store, now: now)
         self.users = UserDirectory(storage: store)
         self.fragments = FragmentCache()
-        self.userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments)
+        let feedMaker = Feeds(baseURL: settings.baseURL)
+        let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker)
+        self.userPages = userPages
         self.pageWriter = PageWriter(pages: userPages)
-        self.index = IndexUpdater(logger: logger) { [store, pages] in
+        self.index = CoalescedWriter("index", logger: logger) { [store, pages] _, _ in
             // Under the lock of user id 0 (no user has it): with several
             // instances, the index written last is read last.
             try store.withPageLock(userID: 0) {
                 try pages.write(IndexPage.render(try store.blogIndex(limit: IndexPage.limit)), file: IndexPage.fileName)
+                try pages.write(feedMaker.site(try store.recentPosts(limit: Feeds.entryLimit)), file: PageRenderer.siteFeedFile)
             }
+        }
+        self.feeds = CoalescedWriter("feed", logger: logger) { [store] userID, owner in
+            try store.withPageLock(userID: userID) { try userPages.writeFeed(owner) }
         }
         self.takeBack = PostTakeBack(storage: store, logger: logger) { [store, userPages] owner in
             _ = try store.withPageLock(userID: owner.id) { try userPages.repair(owner, force: true) }
@@ -107,24 +124,38 @@ public final class BlogService: Sendable {
         } catch {
             return Outcome(reply: error.reply)
         }
-        let reply = execute(request, session: &session)
-        return Outcome(reply: reply, command: request.command, user: request.user.value)
+        let (reply, bytes) = perform(request, &session)
+        return Outcome(reply: reply, command: request.command, user: request.user.value, body: bytes)
     }
 
-    /// Carries out a parsed request.
+    /// Carries out a parsed request; the reply (a list of posts, whose
+    /// bytes are its own, is `.postsListed`).
     public func execute(_ request: Request, session: inout Session) -> Reply {
+        perform(request, &session).reply
+    }
+
+    private func perform(_ request: Request, _ session: inout Session) -> (reply: Reply, body: [UInt8]?) {
         switch request {
         case .register(let user, let password):
-            register(user, password, &session)
+            return (register(user, password, &session), nil)
         case .login(let user, let password):
-            login(user, password, &session)
+            return (login(user, password, &session), nil)
         case .newPost(let user, let title, let content):
-            RequestDeadline.$end.withValue(storageDeadline()) { newPost(user, title, content, session) }
+            return (RequestDeadline.$end.withValue(storageDeadline()) { newPost(user, title, content, session) }, nil)
+        case .listPosts(let user):
+            return RequestDeadline.$end.withValue(storageDeadline()) { listPosts(user, session) }
+        case .editPost(let user, let id, let title, let content):
+            return (RequestDeadline.$end.withValue(storageDeadline()) { editPost(user, id, title, content, session) }, nil)
+        case .deletePost(let user, let id):
+            return (RequestDeadline.$end.withValue(storageDeadline()) { deletePost(user, id, session) }, nil)
         }
     }
 
     private func register(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
         do {
+            // Closed: only the admin adds users. Told as a taken name, as
+            // the original client knows no other refusal.
+            guard settings.registrationOpen else { return .nameTaken }
             // `index.html` is the list of blogs: no user may have that page.
             if Self.reservedNames.contains(user.key) { return .nameTaken }
             // Cheap check first, so taken names cost no scrypt.
@@ -143,7 +174,7 @@ public final class BlogService: Sendable {
     }
 
     /// When the storage calls of a request starting now must be done.
-    private func storageDeadline() -> ContinuousClock.Instant {
+    func storageDeadline() -> ContinuousClock.Instant {
         .now + .milliseconds(Int64(settings.storageDeadline * 1000))
     }
 
@@ -165,14 +196,22 @@ public final class BlogService: Sendable {
             return .databaseError
         }
         authenticate(user, &session)
-        index.changed()
+        feedChanged(record)
+        index.changed(0, ())
         return .registered
+    }
+
+    /// Marks `user`'s feed for a background write.
+    func feedChanged(_ user: UserRecord) {
+        feeds.changed(user.id, user)
     }
 
     private func login(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
         let record: UserRecord?
         do {
-            record = try users.user(named: user)
+            // Read afresh, not from the directory: the admin may have
+            // suspended or deleted the user since.
+            record = try storage.user(named: user.value).flatMap { $0.suspended ? nil : $0 }
         } catch {
             logger.error("login failed", metadata: ["user": "\(user)", "error": "\(error)"])
             return .databaseError
@@ -193,19 +232,35 @@ public final class BlogService: Sendable {
         return .loggedIn
     }
 
+    /// Whether the session may act as `user`: logged in on this
+    /// connection or, within the lease, from this address (or anyone,
+    /// with open posting).
+    func mayActAs(_ user: Username, _ session: Session) throws -> Bool {
+        try settings.openPosting
+            || session.authenticatedUsers.contains(user.key)
+            || leases.isHeld(by: user, from: session.peerAddress)
+    }
+
     private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session) -> Reply {
         do {
-            guard let owner = try users.user(named: user) else { return .postRefused }
-            let ownerID = owner.id
-            let allowed = try settings.openPosting
-                || session.authenticatedUsers.contains(user.key)
-                || leases.isHeld(by: user, from: session.peerAddress)
-            guard allowed else { return .postRefused }
+            guard var owner = try users.user(named: user) else { return .postRefused }
+            guard try mayActAs(user, session) else { return .postRefused }
             let weight = PageRenderer.weight(title: title, content: content)
             let token = UUID()
-            let inserted = Result { () throws(StorageError) in
-                try storage.insertPost(userID: ownerID, title: title, content: content, weight: weight,
+            var inserted = Result { () throws(StorageError) in
+                try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight,
                                        at: now().wholeMilliseconds, layout: settings.layout, token: token)
+            }
+            if case .failure(.unknownUser) = inserted {
+                // Deleted or suspended by the admin since the directory
+                // found the name; it may have been registered again.
+                users.forget(user.value)
+                guard let current = try users.user(named: user), current.id != owner.id else { return .postRefused }
+                owner = current
+                inserted = Result { () throws(StorageError) in
+                    try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight,
+                                           at: now().wholeMilliseconds, layout: settings.layout, token: token)
+                }
             }
             if case .failure(.outcomeUnknown) = inserted {
                 // The reply says failed; taking the post back makes it so.
@@ -216,11 +271,13 @@ public final class BlogService: Sendable {
             let stored = try inserted.get()
             let postID = stored.record.id
             // Rendered once, here, while its text is at hand.
-            fragments.store(PageRenderer.fragment(stored.record), for: postID)
+            fragments.store(RenderedPost(stored.record, user: owner.name), for: postID)
             do {
-                // Pages are rendered from the database: whoever writes the
+                // Pages are rendered from the database, read under the page
+                // lock (not the newest posts the insert saw: an admin
+                // command may have changed them since): whoever writes the
                 // user's page after this commit shows this post, in order.
-                try pageWriter.ensure(owner, showing: postID, newest: stored.newest)
+                try pageWriter.ensure(owner, showing: postID)
             } catch {
                 // Not on the page means not acknowledged: take the post
                 // back, so that a retry does not store it twice.
@@ -231,7 +288,8 @@ public final class BlogService: Sendable {
                 fragments.remove(postID)
                 return .postFailed
             }
-            index.changed()
+            feedChanged(owner)
+            index.changed(0, ())
             return .posted
         } catch StorageError.unknownUser {
             return .postRefused
@@ -269,10 +327,12 @@ public final class BlogService: Sendable {
     /// Hashes that run at once (one per core).
     public var hashingThreads: Int { HashingThreads.shared.count }
 
-    /// Writes `index.html` now (it is otherwise rewritten in the background
-    /// shortly after each register and post).
+    /// Writes `index.html` and the site feed now (they are otherwise
+    /// rewritten in the background shortly after each change), and the
+    /// feeds waiting to be written.
     public func writeIndex() {
-        index.flush()
+        feeds.flushAll()
+        index.flush(0, ())
     }
 
     /// Takes back a commit whose reply will be a failure. If even that

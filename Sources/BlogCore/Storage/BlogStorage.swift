@@ -13,6 +13,9 @@ public protocol BlogStorage: Sendable {
     /// The user of that name, compared regardless of case.
     func user(named name: String) throws(StorageError) -> UserRecord?
 
+    /// The user with that id.
+    func user(id: Int64) throws(StorageError) -> UserRecord?
+
     /// Inserts a user; `.nameTaken` when the name exists in any case.
     func createUser(name: String, passwordHash: String, at date: Date) throws(StorageError) -> UserRecord
 
@@ -43,8 +46,24 @@ public protocol BlogStorage: Sendable {
     /// Forgets the tokens of inserts settled before `date`.
     func deletePostTokens(before date: Date) throws(StorageError)
 
-    /// Deletes one post.
-    func deletePost(id: Int64) throws(StorageError)
+    /// Deletes post `id` if `userID` (any user when nil) wrote it, with
+    /// the counts kept for the index; returns it as it was, or nil when
+    /// there is no such post. With `tombstone`, the deletion is recorded
+    /// (`deletedPostIDs`): its page answers 410 Gone. (A post taken back
+    /// before its OK was never shown, and leaves none.)
+    func removePost(id: Int64, ofUserID userID: Int64?, tombstone: Bool) throws(StorageError) -> PostRecord?
+
+    /// Ids of the user's posts deleted with a tombstone.
+    func deletedPostIDs(ofUserID userID: Int64) throws(StorageError) -> [Int64]
+
+    /// Replaces the title and text of post `id` of `userID`, marks it
+    /// edited at `date` and returns it as stored; nil when `userID` has no
+    /// such post. The post keeps its page group.
+    func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
+                  at date: Date) throws(StorageError) -> PostRecord?
+
+    /// Suspends a user (`suspended`) or lifts it.
+    func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError)
 
     /// The user's page groups, newest first; at most `limit` of them.
     func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup]
@@ -54,8 +73,22 @@ public protocol BlogStorage: Sendable {
     /// weight.
     func newestPosts(ofUserID userID: Int64) throws(StorageError) -> [PostStub]
 
-    /// Ids of the user's posts in `pages`, newest first.
-    func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64]
+    /// The user's posts in `pages`, newest first.
+    func postStubs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [PostStub]
+
+    /// The posts just before and just after `post` in its author's order
+    /// (page group, then id), whether or not `post` itself is still there.
+    func adjacentPosts(to post: PostStub, ofUserID userID: Int64) throws(StorageError) -> AdjacentPosts
+
+    /// The user's `limit` newest posts, whole, newest first (a feed).
+    func recentPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord]
+
+    /// The id, title and time of the user's `limit` newest posts, newest first.
+    func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading]
+
+    /// The site's `limit` newest posts with their authors, newest first
+    /// (the site feed): one step down the primary key each.
+    func recentPosts(limit: Int) throws(StorageError) -> [AuthoredPost]
 
     /// The posts with these ids, in any order.
     func posts(ids: [Int64]) throws(StorageError) -> [PostRecord]
@@ -63,7 +96,9 @@ public protocol BlogStorage: Sendable {
     /// Every user, by id.
     func allUsers() throws(StorageError) -> [UserRecord]
 
-    /// The `limit` most recently active blogs, with their newest post's time.
+    /// The `limit` most recently active blogs, newest post first (then the
+    /// blogs without posts, newest first), from what is kept with each
+    /// user: the cost does not grow with the number of users.
     func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry]
 
     /// Every user with post count and last post time, by name.
@@ -158,6 +193,16 @@ extension BlogStorage {
                         layout: PageLayout = PageLayout(pageSize: 50)) throws(StorageError) -> PostRecord {
         try addPost(userID: userID, title: title, content: content,
                     weight: PageRenderer.weight(title: title, content: content), at: date, layout: layout)
+    }
+
+    /// Takes back one post, whoever wrote it, leaving no tombstone.
+    public func deletePost(id: Int64) throws(StorageError) {
+        _ = try removePost(id: id, ofUserID: nil, tombstone: false)
+    }
+
+    /// Ids of the user's posts in `pages`, newest first.
+    public func postIDs(ofUserID userID: Int64, pages: ClosedRange<Int>) throws(StorageError) -> [Int64] {
+        try postStubs(ofUserID: userID, pages: pages).map(\.id)
     }
 
     /// A user's posts, newest first (for tests and tools).

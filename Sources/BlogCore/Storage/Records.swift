@@ -7,16 +7,20 @@ public struct UserRecord: Codable, Sendable, Equatable {
     public var name: String
     public var passwordHash: String
     public var createdAt: Date
+    /// Suspended by the admin: no logins, posts or edits; the blog stays
+    /// readable.
+    public var suspended: Bool
 
-    public init(id: Int64, name: String, passwordHash: String, createdAt: Date) {
+    public init(id: Int64, name: String, passwordHash: String, createdAt: Date, suspended: Bool = false) {
         self.id = id
         self.name = name
         self.passwordHash = passwordHash
         self.createdAt = createdAt
+        self.suspended = suspended
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name
+        case id, name, suspended
         case passwordHash = "password_hash"
         case createdAt = "created_at"
     }
@@ -33,9 +37,11 @@ public struct PostRecord: Codable, Sendable, Equatable {
     public var page: Int
     /// What its text weighs on a page (`PageRenderer.weight`).
     public var weight: Int
+    /// When its author last edited it; nil if never.
+    public var updatedAt: Date?
 
     public init(id: Int64, userID: Int64, title: String, content: String, createdAt: Date,
-                page: Int = 1, weight: Int? = nil) {
+                page: Int = 1, weight: Int? = nil, updatedAt: Date? = nil) {
         self.id = id
         self.userID = userID
         self.title = title
@@ -43,12 +49,53 @@ public struct PostRecord: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.page = page
         self.weight = weight ?? PageRenderer.weight(title: title, content: content)
+        self.updatedAt = updatedAt
     }
+
+    /// The post as the layout sees it.
+    public var stub: PostStub { PostStub(id: id, page: page, weight: weight, updatedAt: updatedAt) }
 
     enum CodingKeys: String, CodingKey {
         case id, title, content, page, weight
         case userID = "user_id"
         case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}
+
+/// A post with its author's name (the site feed).
+public struct AuthoredPost: Sendable, Equatable {
+    public var post: PostRecord
+    public var author: String
+
+    public init(post: PostRecord, author: String) {
+        self.post = post
+        self.author = author
+    }
+}
+
+/// One line of a user's list of posts (`posts:NAME`).
+public struct PostHeading: Sendable, Equatable {
+    public var id: Int64
+    public var title: String
+    public var createdAt: Date
+
+    public init(id: Int64, title: String, createdAt: Date) {
+        self.id = id
+        self.title = title
+        self.createdAt = createdAt
+    }
+}
+
+/// A post's neighbours in its author's order: the post just before it and
+/// the one just after (what its own page links to).
+public struct AdjacentPosts: Sendable, Equatable {
+    public var older: PostStub?
+    public var newer: PostStub?
+
+    public init(older: PostStub?, newer: PostStub?) {
+        self.older = older
+        self.newer = newer
     }
 }
 
@@ -58,16 +105,18 @@ public struct UserSummary: Codable, Sendable, Equatable {
     public var registeredAt: Date
     public var postCount: Int
     public var lastPostAt: Date?
+    public var suspended: Bool
 
-    public init(name: String, registeredAt: Date, postCount: Int, lastPostAt: Date?) {
+    public init(name: String, registeredAt: Date, postCount: Int, lastPostAt: Date?, suspended: Bool = false) {
         self.name = name
         self.registeredAt = registeredAt
         self.postCount = postCount
         self.lastPostAt = lastPostAt
+        self.suspended = suspended
     }
 
     enum CodingKeys: String, CodingKey {
-        case name
+        case name, suspended
         case registeredAt = "registered_at"
         case postCount = "posts"
         case lastPostAt = "last_post_at"

@@ -74,6 +74,8 @@ public struct ConnectionMachine: Sendable {
         case handle([UInt8])
         /// Queue the reply to a handled message for the peer.
         case send(Reply)
+        /// Queue a reply whose bytes are its own (a list of posts).
+        case sendBytes([UInt8])
         /// Queue a reply of the connection's own: a limit the peer ran into.
         case refuse(Reply)
         case pauseReading
@@ -233,7 +235,7 @@ public struct ConnectionMachine: Sendable {
     }
 
     /// The service's reply to the message in hand.
-    public mutating func answered(_ reply: Reply, at now: Moment) -> [Action] {
+    public mutating func answered(_ reply: Reply, body: [UInt8]? = nil, at now: Moment) -> [Action] {
         run { machine in
             // The peer may have reset meanwhile: then nobody takes the reply.
             guard machine.isHandling else { return }
@@ -243,7 +245,11 @@ public struct ConnectionMachine: Sendable {
                 // The service or a budget said come back later: hold it.
                 return machine.refuse(reply, answering: true, at: now)
             }
-            machine.queue(.send(reply), reply)
+            if let body {
+                machine.queue(.sendBytes(body), byteCount: body.count)
+            } else {
+                machine.queue(.send(reply), reply)
+            }
             if reply.closesConnection || !machine.options.keepAlive {
                 machine.finish(refusing: nil, at: now)
             } else {
@@ -449,8 +455,12 @@ public struct ConnectionMachine: Sendable {
     }
 
     private mutating func queue(_ action: Action, _ reply: Reply) {
+        queue(action, byteCount: reply.byteCount)
+    }
+
+    private mutating func queue(_ action: Action, byteCount: Int) {
         actions.append(action)
-        unsentByteCount += reply.byteCount
+        unsentByteCount += byteCount
     }
 
     /// Reads only while there is room: replies not piling up unread, at

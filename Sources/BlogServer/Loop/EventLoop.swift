@@ -207,7 +207,8 @@ final class EventLoop: @unchecked Sendable {
         for completion in taken.0 {
             guard let connection = connection(for: completion.token) else { continue }
             connection.session = completion.session
-            apply(connection.machine.answered(completion.outcome.reply, at: now), to: connection, at: now)
+            apply(connection.machine.answered(completion.outcome.reply, body: completion.outcome.body, at: now),
+                  to: connection, at: now)
         }
         if taken.1 && !stopping { beginStop(at: now) }
     }
@@ -367,6 +368,8 @@ final class EventLoop: @unchecked Sendable {
                     answer = dispatch(body, from: connection, at: now)
                 case .send(let reply):
                     connection.output.append(reply)
+                case .sendBytes(let bytes):
+                    connection.output.append(bytes)
                 case .refuse(let reply):
                     connection.output.append(reply)
                     if reply == .busy {

@@ -14,6 +14,10 @@ struct OutputQueue {
         bytes.append(contentsOf: reply.bytes)
     }
 
+    mutating func append(_ reply: [UInt8]) {
+        bytes.append(contentsOf: reply)
+    }
+
     /// Calls `body` with the unwritten bytes.
     func withUnwritten<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start...])) }

@@ -34,4 +34,11 @@ int clinux_rename_exchange(const char *from, const char *to);
 /// descriptor from `from` up before it runs, whether close-on-exec or not.
 int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
 
+/// An open file description lock (F_OFD_SETLK, a GNU extension) on the
+/// one byte at `offset`: `exclusive` 1 to take it, 0 to let it go.
+/// Returns 0, or -1 with errno (EAGAIN or EACCES: another holder). Such a
+/// lock belongs to the open file description, not the process: threads
+/// that each open the file exclude each other as processes do.
+int clinux_ofd_lock(int fd, long long offset, int exclusive);
+
 #endif
