@@ -46,7 +46,8 @@ enum Hostile {
     /// after registers and posts, and its temporary files) is left out.
     static func listing(_ folder: URL) -> Set<String> {
         Set(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
-            $0 != "index.html" && !$0.hasPrefix(".index.html.")
+            // The index and the feeds are written in the background.
+            $0 != "index.html" && !$0.hasPrefix(".index.html.") && !$0.hasSuffix(".atom") && !$0.contains(".atom.")
         })
     }
 

@@ -101,7 +101,8 @@ final class BlogdProcess: Sendable {
 }
 
 /// Runs `blogd ARGUMENTS` to completion; returns status, stdout, stderr.
-func runBlogd(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, out: String, err: String) {
+func runBlogd(_ arguments: [String], environment: [String: String] = [:],
+              input: String? = nil) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = BlogdProcess.binary
     process.arguments = arguments
@@ -111,7 +112,11 @@ func runBlogd(_ arguments: [String], environment: [String: String] = [:]) throws
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let stdin = Pipe()
+    process.standardInput = stdin
     try process.run()
+    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+    try? stdin.fileHandleForWriting.close()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

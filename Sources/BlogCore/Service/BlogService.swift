@@ -100,7 +100,11 @@ public final class BlogService: Sendable {
             }
         }
         self.feeds = CoalescedWriter("feed", logger: logger) { [store] userID, owner in
-            try store.withPageLock(userID: userID) { try userPages.writeFeed(owner) }
+            try store.withPageLock(userID: userID) {
+                // The admin may have deleted the user since the change.
+                guard try store.user(id: userID) != nil else { return }
+                try userPages.writeFeed(owner)
+            }
         }
         self.takeBack = PostTakeBack(storage: store, logger: logger) { [store, userPages] owner in
             _ = try store.withPageLock(userID: owner.id) { try userPages.repair(owner, force: true) }
