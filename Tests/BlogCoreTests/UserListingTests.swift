@@ -74,7 +74,7 @@ struct UserListingTests {
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
         #expect(parsed.count == 3)
         for entry in parsed {
-            #expect(Set(entry.keys) == ["name", "registered_at", "posts", "last_post_at"])
+            #expect(Set(entry.keys) == ["name", "registered_at", "posts", "last_post_at", "suspended"])
         }
         #expect(parsed[0]["name"] as? String == "alice")
         #expect(parsed[0]["registered_at"] as? String == "2027-01-15T08:00:00Z")

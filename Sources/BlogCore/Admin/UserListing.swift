@@ -6,7 +6,8 @@ public enum UserListing {
     public static func table(_ users: [UserSummary]) -> String {
         let header = ["NAME", "REGISTERED (UTC)", "POSTS", "LAST POST (UTC)"]
         let rows = users.map { user in
-            [user.name, stamp(user.registeredAt), String(user.postCount), user.lastPostAt.map(stamp) ?? "-"]
+            [user.name + (user.suspended ? " (suspended)" : ""), stamp(user.registeredAt), String(user.postCount),
+             user.lastPostAt.map(stamp) ?? "-"]
         }
         let widths = header.indices.map { column in
             ([header] + rows).map { $0[column].count }.max() ?? 0
@@ -25,7 +26,7 @@ public enum UserListing {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A JSON array of `{name, registered_at, posts, last_post_at}`, dates
+    /// A JSON array of `{name, registered_at, posts, last_post_at, suspended}`, dates
     /// in ISO 8601 UTC and `null` for no post yet.
     public static func json(_ users: [UserSummary]) -> String {
         let encoder = JSONEncoder()
@@ -43,7 +44,7 @@ public enum UserListing {
         init(_ summary: UserSummary) { self.summary = summary }
 
         enum CodingKeys: String, CodingKey {
-            case name, posts
+            case name, posts, suspended
             case registeredAt = "registered_at"
             case lastPostAt = "last_post_at"
         }
@@ -55,6 +56,7 @@ public enum UserListing {
             try container.encode(summary.postCount, forKey: .posts)
             // Explicit null: every entry has the same keys.
             try container.encode(summary.lastPostAt, forKey: .lastPostAt)
+            try container.encode(summary.suspended, forKey: .suspended)
         }
     }
 
