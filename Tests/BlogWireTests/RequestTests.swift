@@ -167,6 +167,29 @@ struct RequestTests {
         }
     }
 
+    @Test func editAndDeleteCommandsParse() throws {
+        let alice = try Username("alice")
+        #expect(try Request(message: Array("posts:alice".utf8)) == .listPosts(user: alice))
+        #expect(try Request(message: Array("editpost:alice:17:New: title?:text: with colons".utf8))
+                == .editPost(user: alice, id: 17, title: "New", content: " title?:text: with colons"))
+        #expect(try Request(message: Array("delpost:alice:9".utf8)) == .deletePost(user: alice, id: 9))
+        for bad in ["editpost:alice:0:T:x", "editpost:alice:+1:T:x", "editpost:alice: 1:T:x", "delpost:alice:1e3",
+                    "delpost:alice:", "delpost:alice:1234567890123456789", "posts:", "posts:a:b", "delpost:alice",
+                    "editpost:alice:1:T", "editpost:alice:1: :x", "posts:bad name"] {
+            #expect(throws: RequestError.self, "\(bad)") { try Request(message: Array(bad.utf8)) }
+        }
+        #expect(Request.command(of: Array("delpost:x".utf8)) == .delpost)
+        #expect(Request.Command.editpost.hashesPassword == false)
+        // The listing reads back.
+        let listing = Reply.postListing([(17, "2026-11-25T18:42:26Z", "Second"), (3, "2026-11-24T09:00:00Z", "First")])
+        #expect(String(decoding: listing, as: UTF8.self)
+                == "posts:OK:2\n17\t2026-11-25T18:42:26Z\tSecond\n3\t2026-11-24T09:00:00Z\tFirst[E];")
+        let parsed = try #require(Reply.parsePostListing(String(decoding: listing, as: UTF8.self)))
+        #expect(parsed.map(\.id) == [17, 3] && parsed.map(\.title) == ["Second", "First"])
+        #expect(Reply.parsePostListing("posts:OK:3\n1\tx\ty[E];") == nil, "a count that lies")
+        #expect(String(decoding: Reply.postListing([]), as: UTF8.self) == "posts:OK:0[E];")
+    }
+
     @Test func replyWireForms() {
         let expected: [Reply: String] = [
             .registered: "reg:OK[E];", .nameTaken: "reg:NA[E];",
@@ -174,6 +197,8 @@ struct RequestTests {
             .posted: "post:OK[E];", .postFailed: "post:ERR[E];", .databaseError: "err:DB[E];",
             .postRefused: "post:NA[E];", .unknownCommand: "err:CMD[E];", .badArguments: "err:ARGS[E];",
             .tooLarge: "err:SIZE[E];", .timedOut: "err:TIME[E];", .busy: "err:BUSY[E];",
+            .postsListed: "posts:OK[E];", .edited: "edit:OK[E];", .editRefused: "edit:NA[E];",
+            .deleted: "del:OK[E];", .deleteRefused: "del:NA[E];",
         ]
         #expect(Set(Reply.allCases) == Set(expected.keys))
         for (reply, wire) in expected {
