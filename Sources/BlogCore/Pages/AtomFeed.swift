@@ -117,8 +117,8 @@ public enum AtomFeed {
     ///
     /// Rounded to the nearest millisecond rather than cut: a Date holds
     /// binary seconds, and `.123` is often stored as `.12299999…`.
-    /// The calendar is PostDate's, so the feed and the page agree on the
-    /// day; PostDate.machine itself has no fraction.
+    /// The calendar is PostDate's, the pages' own; PostDate.machine is not
+    /// used because it has no fraction of a second.
     static func appendTimestamp(_ date: Date, to out: inout [UInt8]) {
         let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var seconds = millis / 1000
