@@ -44,13 +44,17 @@ struct Serve: AsyncParsableCommand {
             logger.warning("no style.css in the public folder; pages will be unstyled", metadata: ["public": "\(settings.publicFolder)"])
         }
         // Pages are derived data: after a crash they may lag the database.
-        do {
+        // The check reads every blog: a site of a million users may skip it
+        // at start and run `blogd rebuild` when it needs to.
+        if !settings.checkPagesAtStart {
+            logger.warning("the start-up page check is off (check_pages_at_start: false)")
+        } else { do {
             let report = try service.repairPages()
             logger.info("pages checked", metadata: [
                 "users": "\(report.checked)", "rebuilt": "\(report.rebuilt.count)", "leftovers": "\(report.leftovers)"])
         } catch {
             throw fail(error.description)
-        }
+        } }
         try await serve(settings, store: store, service: service, termination: termination, logger: logger)
     }
 

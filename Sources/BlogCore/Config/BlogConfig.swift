@@ -76,6 +76,9 @@ public struct BlogConfig: Sendable, Equatable {
     /// `open`: anyone may `register`; `closed`: `reg:NA`, and the admin
     /// adds users with `blogd adduser`.
     public var registrationOpen = true
+    /// Check every blog's pages against the database at start (and rewrite
+    /// those a crash left stale); off, the start costs nothing per user.
+    public var checkPagesAtStart = true
     /// Where the public folder is served, for the feeds' absolute links
     /// (`https://blog.example.org/`); nil: made from `host` and `http_port`.
     public var baseURL: String?

@@ -105,6 +105,7 @@ public enum ConfigLoader {
         config.busyDelay = try double(reader, "busy_delay", config.busyDelay, 0...60)
         config.loginLease = try double(reader, "login_lease", config.loginLease, 0...(365 * 86_400))
         config.openPosting = try bool(reader, "open_posting", config.openPosting)
+        config.checkPagesAtStart = try bool(reader, "check_pages_at_start", config.checkPagesAtStart)
         switch try string(reader, "registration", config.registrationOpen ? "open" : "closed") {
         case "open": config.registrationOpen = true
         case "closed": config.registrationOpen = false
