@@ -60,8 +60,14 @@ final class RequestRouter: Sendable {
         }
         guard command.hashesPassword else {
             // Listing, editing and deleting read and rewrite more than their
-            // few bytes say: each is charged as a small post at least.
-            let cost = command == .newpost ? body.count : max(body.count, Self.leastEditCost)
+            // few bytes say: a list is charged as a small post at least, an
+            // edit or deletion (every page it was on, two feeds and the
+            // index, before the reply) as a larger one.
+            let cost = switch command {
+            case .posts: max(body.count, Self.leastListCost)
+            case .editpost, .delpost: max(body.count, Self.leastEditCost)
+            default: body.count
+            }
             guard postBudget.take(Double(cost), for: key, at: started) else {
                 return answer(Outcome(reply: .busy, command: command.rawValue), session)
             }
@@ -77,8 +83,11 @@ final class RequestRouter: Sendable {
         return nil
     }
 
-    /// Bytes of post budget a `posts`, `editpost` or `delpost` takes at least.
-    static let leastEditCost = 1024
+    /// Bytes of post budget a `posts` takes at least.
+    static let leastListCost = 1024
+    /// Bytes of post budget an `editpost` or `delpost` takes at least: with
+    /// the default budget, 32 a second from one address.
+    static let leastEditCost = 8192
 
     private func answer(_ outcome: Outcome, _ session: Session) -> Outcome {
         audit.request(outcome, peer: session.peerAddress, seconds: 0)

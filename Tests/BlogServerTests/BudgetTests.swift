@@ -106,6 +106,29 @@ struct BudgetTests {
         #expect(try Self.ask(f, "newpost:big:Later:\(text)[E];", from: Self.hostile) == "post:OK[E];")
     }
 
+    /// Edits and deletions cost at least 8 KiB of the post budget each, a
+    /// list 1 KiB: a flood of tiny edits from one address is cut off after
+    /// a few, and another address edits on.
+    @Test func editsAndListsSpendThePostBudgetAsLargerPosts() throws {
+        let f = try ServerFixture {
+            $0.postBurstBytesPerAddress = 20_000
+            $0.postBytesPerAddressPerSecond = 1000
+            $0.connection.maxMessageBytes = 2048
+        }
+        defer { f.tearDown() }
+        #expect(try Self.ask(f, "register:ed:pw[E];", from: Self.hostile) == "reg:OK[E];")
+        #expect(try Self.ask(f, "newpost:ed:T:x[E];", from: Self.hostile) == "post:OK[E];")
+        let listing = try Self.ask(f, "posts:ed[E];", from: Self.hostile)
+        let id = try #require(listing.split(separator: "\n").dropFirst().first?.split(separator: "\t").first)
+        // 20,000 - 5 (the post) - 1024 (the list) leaves two edits of 8 KiB.
+        let replies = try (0..<4).map { try Self.ask(f, "editpost:ed:\(id):E\($0):y[E];", from: Self.hostile) }
+        #expect(replies == ["edit:OK[E];", "edit:OK[E];", "err:BUSY[E];", "err:BUSY[E];"])
+        #expect(try Self.ask(f, "delpost:ed:\(id)[E];", from: Self.hostile) == "err:BUSY[E];")
+        try f.registerAndLogin("other")
+        #expect(try f.ask("newpost:other:T:x[E];") == "post:OK[E];")
+        #expect(try f.ask("posts:other[E];").hasPrefix("posts:OK:1\n"))
+    }
+
     /// A refused client waits for its err:BUSY (the busy delay), so a flood
     /// of refused requests cannot come straight back.
     @Test func errBusyIsHeldBackForTheBusyDelay() throws {
