@@ -57,14 +57,8 @@ public final class WebServer: Sendable {
         let healthy = health.map { HealthProbe(limit: 1, $0).check }
         // Pages kept in memory are served from the event loop after one
         // stat; reading and compressing go to the file thread.
-        let cache = FileCache(capacity: limits.cacheBytes)
-        let files = PublicFolderHandler(folder: folder, read: { path in
-            if let kept = cache.current(atPath: path) { return kept }
-            return try? await fileThread.runIfActive { cache.load(atPath: path) }
-        }, compress: { file, path in
-            if let kept = cache.gzipped(file, atPath: path) { return kept }
-            return try? await fileThread.runIfActive { cache.gzip(file, atPath: path) }
-        }, health: healthy)
+        let cache = FileCache(folder: folder.path, capacity: limits.cacheBytes)
+        let files = PublicFolderHandler(folder: folder, files: CachedFiles(cache: cache, thread: fileThread), health: healthy)
         let channel = Self.channel(files: files, limits: limits, connections: connections, accessLog: accessLog)
         // Hummingbird announces its start at info level, in words the
         // tests' "listening on" search would take for the blog port.

@@ -162,6 +162,29 @@ struct WebServerTests {
         await web.stop()
     }
 
+    /// A deleted post's page (a tombstone beside where it was) is a 410
+    /// with a short HTML page; the keep-alive connection goes on after it,
+    /// and the tombstone itself is a 404.
+    @Test func deletedPostIs410OverTheWire() async throws {
+        try folder.write("alice/16.html", "<p>16</p>")
+        try folder.write("alice/17.html.gone", "")
+        let web = try await start()
+        let port = web.port
+        let (kept, gone, head, tombstone) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            return (try connection.request("/alice/16.html"), try connection.request("/alice/17.html"),
+                    try connection.request("/alice/17.html", method: "HEAD"), try connection.request("/alice/17.html.gone"))
+        }
+        #expect(kept.status == 200 && kept.text == "<p>16</p>")
+        #expect(gone.status == 410)
+        #expect(gone.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(gone.text.contains("This post was deleted."))
+        #expect(head.status == 410 && head.body.isEmpty && head.headers["content-length"] == gone.headers["content-length"])
+        #expect(tombstone.status == 404)
+        await web.stop()
+    }
+
     @Test func otherMethodsAre405() async throws {
         let web = try await start()
         let port = web.port
