@@ -5,7 +5,8 @@ import NIOCore
 /// What the web server answers: the files of the public folder, read-only.
 ///
 /// Files of the folder and of its sub-folders are served (`alice.html`,
-/// `alice.2.html`, `style.css`, `index.html`, `alice/17.html`) by their plain names only: no `..`, no empty names,
+/// `alice.2.html`, `style.css`, `index.html`, `alice/17.html`,
+/// `alice/feed.atom`) by their plain names only: no `..`, no empty names,
 /// no percent-encoding, no hidden files or folders (the pages' temporary
 /// files start with a dot), and no symbolic links below the folder
 /// (`FolderFile`). The decision is `route(method:path:)`, a pure function;
@@ -61,6 +62,7 @@ public struct PublicFolderHandler: Sendable {
     static let contentTypes = [
         "html": "text/html; charset=utf-8",
         "css": "text/css; charset=utf-8",
+        "atom": "application/atom+xml; charset=utf-8",
     ]
 
     static let nosniff = HTTPField.Name("X-Content-Type-Options")!

@@ -235,6 +235,24 @@ struct PublicFolderHandlerTests {
         }
     }
 
+    /// Feeds are Atom, gzipped like pages when asked.
+    @Test func feedsAreAtom() async throws {
+        let feed = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">"
+            + String(repeating: "<entry><title>A post</title></entry>\n", count: 50) + "</feed>\n"
+        try folder.write("alice/feed.atom", feed)
+        let plain = await handler.reply(method: .get, path: "/alice/feed.atom")
+        #expect(plain.status == .ok)
+        #expect(plain.headers[.contentType] == "application/atom+xml; charset=utf-8")
+        #expect(String(buffer: plain.body) == feed)
+        let packed = await handler.reply(method: .get, path: "/alice/feed.atom", fields: [.acceptEncoding: "gzip"])
+        #expect(packed.headers[.contentType] == "application/atom+xml; charset=utf-8")
+        #expect(packed.headers[.contentEncoding] == "gzip")
+        var body = packed.body
+        #expect(String(buffer: try body.decompress(with: .gzip())) == feed)
+        #expect(PublicFolderHandler.route(method: .get, path: "/feed.ATOM")
+                == .file(name: "feed.ATOM", contentType: "application/atom+xml; charset=utf-8", withBody: true))
+    }
+
     @Test func acceptEncodingWeights() {
         #expect(ContentCoding.acceptsGzip("gzip"))
         #expect(ContentCoding.acceptsGzip("deflate, gzip;q=0.5"))

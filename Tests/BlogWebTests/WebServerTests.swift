@@ -185,6 +185,28 @@ struct WebServerTests {
         await web.stop()
     }
 
+    /// A feed over the wire: Atom's media type, gzipped when asked.
+    @Test func feedOverTheWire() async throws {
+        let feed = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">"
+            + String(repeating: "<entry><title>A post</title></entry>\n", count: 50) + "</feed>\n"
+        try folder.write("alice/feed.atom", feed)
+        let web = try await start()
+        let port = web.port
+        let (plain, packed) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            return (try connection.request("/alice/feed.atom"),
+                    try connection.request("/alice/feed.atom", fields: ["Accept-Encoding: gzip"]))
+        }
+        #expect(plain.status == 200 && plain.text == feed)
+        #expect(plain.headers["content-type"] == "application/atom+xml; charset=utf-8")
+        #expect(packed.headers["content-type"] == "application/atom+xml; charset=utf-8")
+        #expect(packed.headers["content-encoding"] == "gzip")
+        var body = ByteBuffer(bytes: packed.body)
+        #expect(String(buffer: try body.decompress(with: .gzip())) == feed)
+        await web.stop()
+    }
+
     @Test func otherMethodsAre405() async throws {
         let web = try await start()
         let port = web.port
