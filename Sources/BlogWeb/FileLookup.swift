@@ -1,13 +1,32 @@
+import HTTPTypes
 import NIOCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
 extension PublicFolderHandler {
-    /// A file's bytes and the version they are.
+    /// A file's bytes and the version they are, with the version's header
+    /// values made once: a page in memory is served many times.
     struct FileContent: Sendable {
-        var bytes: ByteBuffer
-        var version: FileVersion
+        let bytes: ByteBuffer
+        let version: FileVersion
+        /// `version.etag`.
+        let etag: String
+        /// `version.lastModified`.
+        let lastModified: String
+
+        init(bytes: ByteBuffer, version: FileVersion) {
+            self.bytes = bytes
+            self.version = version
+            self.etag = version.etag
+            self.lastModified = version.lastModified
+        }
+
+        /// Whether a client sending these fields has this version already.
+        func isCurrent(_ fields: HTTPFields) -> Bool {
+            guard fields[.ifNoneMatch] != nil || fields[.ifModifiedSince] != nil else { return false }
+            return version.isCurrent(ifNoneMatch: fields[.ifNoneMatch], ifModifiedSince: fields[.ifModifiedSince], etag: etag)
+        }
     }
 
     /// What a request's file is on disk.

@@ -126,14 +126,14 @@ public struct PublicFolderHandler: Sendable {
     /// gzipped: asked for, worth it, and not a 304.
     private static func wantsGzip(_ file: FileContent, fields: HTTPFields) -> Bool {
         ContentCoding.acceptsGzip(fields[.acceptEncoding]) && file.bytes.readableBytes >= ContentCoding.minimumBytes
-            && !file.version.isCurrent(ifNoneMatch: fields[.ifNoneMatch], ifModifiedSince: fields[.ifModifiedSince])
+            && !file.isCurrent(fields)
     }
 
     /// `file`'s reply, as it is or `gzipped` (when the client asked and
     /// compressing worked), or a 304 when the client has it.
     private static func fileReply(_ file: FileContent, contentType: String, withBody: Bool, fields: HTTPFields,
                                   gzipped: ByteBuffer?) -> Reply {
-        let notModified = file.version.isCurrent(ifNoneMatch: fields[.ifNoneMatch], ifModifiedSince: fields[.ifModifiedSince])
+        let notModified = file.isCurrent(fields)
         // The gzipped body is another representation: its tag is weak, as
         // nginx makes it; a 304 names the tag the client would get.
         let weak = notModified
@@ -142,8 +142,8 @@ public struct PublicFolderHandler: Sendable {
         // no-cache: a reader may keep a page, but asks each time whether it
         // is still the current one.
         let validators: HTTPFields = [
-            .eTag: weak ? "W/" + file.version.etag : file.version.etag,
-            .lastModified: file.version.lastModified,
+            .eTag: weak ? "W/" + file.etag : file.etag,
+            .lastModified: file.lastModified,
             .cacheControl: "no-cache",
             .vary: "Accept-Encoding",
         ]
