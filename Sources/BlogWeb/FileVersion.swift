@@ -40,6 +40,11 @@ struct FileVersion: Equatable, Sendable {
     /// this version (RFC 9110 §13.2.2: `If-None-Match` wins over
     /// `If-Modified-Since` when both are sent).
     func isCurrent(ifNoneMatch: String?, ifModifiedSince: String?) -> Bool {
+        isCurrent(ifNoneMatch: ifNoneMatch, ifModifiedSince: ifModifiedSince, etag: etag)
+    }
+
+    /// The same, with this version's `etag` made already.
+    func isCurrent(ifNoneMatch: String?, ifModifiedSince: String?, etag: String) -> Bool {
         if let ifNoneMatch {
             return ifNoneMatch.split(separator: ",").contains { tag in
                 let tag = tag.trimmingPrefix(while: \.isWhitespace)

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +11,19 @@ import Glibc
 enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// The second last asked for and its text: every response carries the
+    /// time, and it changes once a second, not once a response.
+    private static let latest = Mutex((second: -1, text: ""))
+
+    /// The time now, for a `Date` field.
+    static func now() -> String {
+        let second = Int(time(nil))
+        return latest.withLock { latest in
+            if latest.second != second { latest = (second, format(second)) }
+            return latest.text
+        }
+    }
 
     /// `seconds` since 1970 as an IMF-fixdate.
     static func format(_ seconds: Int) -> String {

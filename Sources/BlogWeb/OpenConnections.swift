@@ -1,5 +1,5 @@
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
 import Synchronization
 
 /// The web server's open connections: who may stay when a crowd comes, and
@@ -25,12 +25,16 @@ final class OpenConnections: Sendable {
     private struct Table {
         var entries: [ObjectIdentifier: Entry] = [:]
         var perAddress: [String: Int] = [:]
+        /// Stopping: no newcomer is taken in.
+        var closing = false
     }
 
     let maxConnections: Int
     let maxPerAddress: Int
     private let table = Mutex(Table())
     private let counters = Mutex((refused: 0, evicted: 0))
+    /// One for each entry: what `drained()` waits on.
+    private let open = PendingCount()
 
     init(maxConnections: Int = .max, maxPerAddress: Int = .max) {
         self.maxConnections = max(1, maxConnections)
@@ -55,12 +59,31 @@ final class OpenConnections: Sendable {
         }
     }
 
+    /// For a stop: takes no newcomer from now on, and asks each open
+    /// connection to close once its response in progress is written (an
+    /// idle one closes at once; the HTTP pipeline handler does that).
+    func quiesce() {
+        let channels = table.withLock { table in
+            table.closing = true
+            return table.entries.values.map(\.channel)
+        }
+        for channel in channels {
+            channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        }
+    }
+
+    /// Returns once no connection is open.
+    func drained() async {
+        await open.drained()
+    }
+
     /// Takes `channel` in, evicting an idle connection if the table is
     /// full; false when it must be closed instead.
     private func admit(_ channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)
         let address = channel.remoteAddress.flatMap(Self.key)
         let (admitted, victim): (Bool, (any Channel)?) = table.withLock { table in
+            if table.closing { return (false, nil) }
             if let address, table.perAddress[address, default: 0] >= maxPerAddress { return (false, nil) }
             var victim: (any Channel)?
             if table.entries.count >= maxConnections {
@@ -70,6 +93,7 @@ final class OpenConnections: Sendable {
             }
             table.entries[id] = Entry(channel: channel, address: address, idleSince: .now())
             if let address { table.perAddress[address, default: 0] += 1 }
+            open.enter()
             return (true, victim)
         }
         counters.withLock {
@@ -97,7 +121,11 @@ final class OpenConnections: Sendable {
     }
 
     private func remove(_ id: ObjectIdentifier, from table: inout Table) {
-        guard let entry = table.entries.removeValue(forKey: id), let address = entry.address else { return }
+        guard let entry = table.entries.removeValue(forKey: id) else { return }
+        // Under the table's lock: drained() cannot see an entry gone and
+        // the count not yet down.
+        open.leave()
+        guard let address = entry.address else { return }
         let left = (table.perAddress[address] ?? 1) - 1
         table.perAddress[address] = left > 0 ? left : nil
     }
@@ -128,10 +156,10 @@ final class OpenConnections: Sendable {
     /// Admits the connection when it is set up; marks it busy while a
     /// request is in progress (from its head to its response's end).
     final class Tracker: ChannelDuplexHandler, RemovableChannelHandler {
-        typealias InboundIn = HTTPRequestPart
-        typealias InboundOut = HTTPRequestPart
-        typealias OutboundIn = HTTPResponsePart
-        typealias OutboundOut = HTTPResponsePart
+        typealias InboundIn = HTTPServerRequestPart
+        typealias InboundOut = HTTPServerRequestPart
+        typealias OutboundIn = HTTPServerResponsePart
+        typealias OutboundOut = HTTPServerResponsePart
         let registry: OpenConnections
 
         init(registry: OpenConnections) {

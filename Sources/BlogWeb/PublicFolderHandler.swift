@@ -4,48 +4,39 @@ import NIOCore
 
 /// What the web server answers: the files of the public folder, read-only.
 ///
-/// Only plain names in the folder itself are served (`alice.html`,
-/// `alice.2.html`, `style.css`, `index.html`): no sub-paths, no `..`, no
-/// percent-encoding, no hidden files (the pages' temporary files start with
-/// a dot). The decision is `route(method:path:)`, a pure function; `reply`
-/// adds the file's bytes. Every file carries an `ETag` and `Last-Modified`,
-/// and a GET naming the version the client has gets `304 Not Modified`.
-/// With a `health` check, `/healthz` answers 200 when it passes and 503
-/// when not, for a load balancer.
+/// Files of the folder and of its sub-folders are served (`alice.html`,
+/// `alice.2.html`, `style.css`, `index.html`, `alice/17.html`,
+/// `alice/feed.atom`) by their plain names only: no `..`, no empty names,
+/// no percent-encoding, no hidden files or folders (the pages' temporary
+/// files start with a dot), and no symbolic links below the folder
+/// (`FolderFile`). The decision is `route(method:path:)`, a pure function;
+/// `reply` adds the file's bytes. Every file carries an `ETag` and
+/// `Last-Modified`, and a GET naming the version the client has gets
+/// `304 Not Modified`. A deleted post's page (missing, with a tombstone
+/// `NAME.gone` beside it) is `410 Gone`; the tombstone itself is never
+/// served. With a `health` check, `/healthz` answers 200 when it passes
+/// and 503 when not, for a load balancer.
 ///
 ///     let files = PublicFolderHandler(folder: URL(fileURLWithPath: "public"))
 ///     let reply = await files.reply(method: .get, path: "/alice.html")
 ///     print(reply.status.code)   // 200, or 404 when there is no such page
 public struct PublicFolderHandler: Sendable {
     public let folder: URL
-    /// A file's bytes and the version they are.
-    struct FileContent: Sendable {
-        var bytes: ByteBuffer
-        var version: FileVersion
-    }
-
-    /// Reads a whole file, `nil` when it cannot (missing, a folder, ...).
-    let read: @Sendable (_ path: String) async -> FileContent?
+    /// Where the files come from.
+    let files: any FileSource
     /// Whether the server can serve (its database answers), or nil for no
     /// health endpoint.
     let health: (@Sendable () async -> Bool)?
-    /// gzips a file's body (`ContentCoding.gzip`), where the caller wants
-    /// the work done.
-    let compress: @Sendable (_ file: FileContent, _ path: String) async -> ByteBuffer?
 
     /// Reads files on the calling thread (fine for tests and tools; the
-    /// web server passes a reader that runs on a thread of its own).
+    /// web server reads through its cache, on a thread of its own).
     public init(folder: URL, health: (@Sendable () async -> Bool)? = nil) {
-        self.init(folder: folder, read: { Self.readFile(atPath: $0) }, compress: { file, _ in ContentCoding.gzip(file.bytes) },
-                  health: health)
+        self.init(folder: folder, files: DiskFiles(folder: folder.path), health: health)
     }
 
-    init(folder: URL, read: @escaping @Sendable (_ path: String) async -> FileContent?,
-         compress: @escaping @Sendable (_ file: FileContent, _ path: String) async -> ByteBuffer?,
-         health: (@Sendable () async -> Bool)? = nil) {
+    init(folder: URL, files: any FileSource, health: (@Sendable () async -> Bool)? = nil) {
         self.folder = folder
-        self.read = read
-        self.compress = compress
+        self.files = files
         self.health = health
     }
 
@@ -71,57 +62,117 @@ public struct PublicFolderHandler: Sendable {
     static let contentTypes = [
         "html": "text/html; charset=utf-8",
         "css": "text/css; charset=utf-8",
+        "atom": "application/atom+xml; charset=utf-8",
     ]
 
     static let nosniff = HTTPField.Name("X-Content-Type-Options")!
 
     /// The answer to `method` on `path` (the request target as sent, before
     /// any decoding, without the query), given the request's `fields`
-    /// (`If-None-Match`, `If-Modified-Since`).
+    /// (`If-None-Match`, `If-Modified-Since`, `Accept-Encoding`).
     public func reply(method: HTTPRequest.Method, path: String, fields: HTTPFields = [:]) async -> Reply {
-        switch Self.route(method: method, path: path, health: health != nil) {
+        let route = Self.route(method: method, path: path, health: health != nil)
+        if let ready = immediateReply(route, fields: fields) { return ready }
+        switch route {
         case .health(let withBody):
             let healthy = await health?() ?? false
             var reply = healthy ? Self.plain(.ok, "ok\n") : Self.plain(.serviceUnavailable, "unavailable\n")
             reply.headers[.cacheControl] = "no-store"
             if !withBody { reply.body = ByteBuffer() }
             return reply
+        case .file(let name, let contentType, let withBody):
+            var found: Lookup
+            if let now = files.immediate(name) { found = now } else { found = await files.lookup(name) }
+            guard case .file(let file) = found else { return Self.missing(found, withBody: withBody) }
+            var packed: ByteBuffer?
+            if Self.wantsGzip(file, fields: fields) {
+                packed = files.immediateGzip(file, name: name)
+                if packed == nil { packed = await files.gzip(file, name: name) }
+            }
+            return Self.fileReply(file, contentType: contentType, withBody: withBody, fields: fields, gzipped: packed)
+        case .methodNotAllowed, .notFound:
+            preconditionFailure("answered at once")
+        }
+    }
+
+    /// The answer to `method` on `path`, if it can be given without
+    /// waiting: no health check, no file to read from disk or to compress
+    /// (pages in memory, refusals); nil otherwise, for `reply` to give.
+    func immediateReply(method: HTTPRequest.Method, path: String, fields: HTTPFields = [:]) -> Reply? {
+        immediateReply(Self.route(method: method, path: path, health: health != nil), fields: fields)
+    }
+
+    private func immediateReply(_ route: Route, fields: HTTPFields) -> Reply? {
+        switch route {
+        case .health:
+            return nil
         case .methodNotAllowed:
             return Self.plain(.methodNotAllowed, "read-only: GET and HEAD only\n", extra: [.allow: "GET, HEAD"])
         case .notFound:
             return Self.plain(.notFound, "not found\n")
         case .file(let name, let contentType, let withBody):
-            let path = folder.appendingPathComponent(name).path
-            guard let file = await read(path) else {
-                return Self.plain(.notFound, "not found\n")
+            guard let found = files.immediate(name) else { return nil }
+            guard case .file(let file) = found else { return Self.missing(found, withBody: withBody) }
+            var packed: ByteBuffer?
+            if Self.wantsGzip(file, fields: fields) {
+                guard let kept = files.immediateGzip(file, name: name) else { return nil }
+                packed = kept
             }
-            let gzip = ContentCoding.acceptsGzip(fields[.acceptEncoding])
-                && file.bytes.readableBytes >= ContentCoding.minimumBytes
-            // no-cache: a reader may keep a page, but asks each time
-            // whether it is still the current one. The gzipped body is
-            // another representation: its tag is weak, as nginx makes it.
-            var validators: HTTPFields = [
-                .eTag: gzip ? "W/" + file.version.etag : file.version.etag,
-                .lastModified: file.version.lastModified,
-                .cacheControl: "no-cache",
-                .vary: "Accept-Encoding",
-            ]
-            if file.version.isCurrent(ifNoneMatch: fields[.ifNoneMatch], ifModifiedSince: fields[.ifModifiedSince]) {
-                return Reply(status: .notModified, headers: validators, body: ByteBuffer())
-            }
-            var body = file.bytes
-            var headers: HTTPFields = [.contentType: contentType]
-            if gzip, let packed = await compress(file, path) {
-                body = packed
-                headers[.contentEncoding] = "gzip"
-            } else {
-                validators[.eTag] = file.version.etag
-            }
-            headers[.contentLength] = String(body.readableBytes)
-            headers[Self.nosniff] = "nosniff"
-            headers.append(contentsOf: validators)
-            return Reply(status: .ok, headers: headers, body: withBody ? body : ByteBuffer())
+            return Self.fileReply(file, contentType: contentType, withBody: withBody, fields: fields, gzipped: packed)
         }
+    }
+
+    /// Whether the reply to a request with `fields` would send `file`
+    /// gzipped: asked for, worth it, and not a 304.
+    private static func wantsGzip(_ file: FileContent, fields: HTTPFields) -> Bool {
+        ContentCoding.acceptsGzip(fields[.acceptEncoding]) && file.bytes.readableBytes >= ContentCoding.minimumBytes
+            && !file.isCurrent(fields)
+    }
+
+    /// `file`'s reply, as it is or `gzipped` (when the client asked and
+    /// compressing worked), or a 304 when the client has it.
+    private static func fileReply(_ file: FileContent, contentType: String, withBody: Bool, fields: HTTPFields,
+                                  gzipped: ByteBuffer?) -> Reply {
+        let notModified = file.isCurrent(fields)
+        // The gzipped body is another representation: its tag is weak, as
+        // nginx makes it; a 304 names the tag the client would get.
+        let weak = notModified
+            ? ContentCoding.acceptsGzip(fields[.acceptEncoding]) && file.bytes.readableBytes >= ContentCoding.minimumBytes
+            : gzipped != nil
+        // no-cache: a reader may keep a page, but asks each time whether it
+        // is still the current one.
+        let validators: HTTPFields = [
+            .eTag: weak ? "W/" + file.etag : file.etag,
+            .lastModified: file.lastModified,
+            .cacheControl: "no-cache",
+            .vary: "Accept-Encoding",
+        ]
+        if notModified {
+            return Reply(status: .notModified, headers: validators, body: ByteBuffer())
+        }
+        var body = file.bytes
+        var headers: HTTPFields = [.contentType: contentType]
+        if let gzipped {
+            body = gzipped
+            headers[.contentEncoding] = "gzip"
+        }
+        headers[.contentLength] = String(body.readableBytes)
+        headers[Self.nosniff] = "nosniff"
+        headers.append(contentsOf: validators)
+        return Reply(status: .ok, headers: headers, body: withBody ? body : ByteBuffer())
+    }
+
+    /// The reply for a file that is not there: 410 for a deleted post's
+    /// page, 404 for anything else.
+    private static func missing(_ found: Lookup, withBody: Bool) -> Reply {
+        guard case .gone = found else { return plain(.notFound, "not found\n") }
+        let page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Gone</title></head>"
+            + "<body><p>This post was deleted.</p></body></html>\n"
+        var reply = Reply(status: .gone, headers: [.contentType: "text/html; charset=utf-8",
+                                                   .contentLength: String(page.utf8.count)],
+                          body: withBody ? ByteBuffer(string: page) : ByteBuffer())
+        reply.headers[nosniff] = "nosniff"
+        return reply
     }
 
     /// Where `method` on `path` goes; no file is touched.
@@ -134,34 +185,23 @@ public struct PublicFolderHandler: Sendable {
         return .file(name: name, contentType: type, withBody: method == .get)
     }
 
-    /// The file a request path names, or `nil` when it is not a plain,
-    /// visible file name of the folder. `/` is the index.
+    /// The file a request path names, relative to the folder (`alice.html`,
+    /// `alice/17.html`), or `nil` when it is not made of plain, visible
+    /// names: letters, digits, `.`, `_` and `-`, none empty, none starting
+    /// with a dot (so neither `..` nor hidden files). `/` is the index.
     static func fileName(for path: String) -> String? {
         let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
         let name = trimmed.isEmpty ? "index.html" : trimmed
-        guard let first = name.unicodeScalars.first, first != ".",
-              name.unicodeScalars.allSatisfy({ scalar in
-                  ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
-                      || ("0"..."9").contains(scalar) || scalar == "." || scalar == "_" || scalar == "-"
-              }),
-              !name.contains("..")
-        else { return nil }
+        let plain = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).allSatisfy { part in
+            guard let first = part.first, first != UInt8(ascii: ".") else { return false }
+            return part.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            }
+        }
+        guard plain, !name.contains("..") else { return nil }
         return name
-    }
-
-    /// The whole file at `path` and its version, both from one open file
-    /// (a page replaced meanwhile is read whole, old or new); `nil` for a
-    /// folder or anything unreadable.
-    static func readFile(atPath path: String) -> FileContent? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-              let data = try? handle.readToEnd() ?? Data() else { return nil }
-        var version = FileVersion(info)
-        version.size = data.count
-        return FileContent(bytes: ByteBuffer(bytes: data), version: version)
     }
 
     private static func plain(_ status: HTTPResponse.Status, _ text: String, extra: HTTPFields = [:]) -> Reply {

@@ -1,24 +1,24 @@
 import NIOCore
-import NIOHTTPTypes
+import NIOHTTP1
 
 /// Closes a connection that completes no step within the timeout.
 ///
 /// A step is: a whole request read (head and body), a whole response
 /// handed to the kernel, or, after a response, the next whole request.
-/// Hummingbird's own idle timeout counts decoded HTTP parts and takes a
-/// response as done once its last part is queued: it cuts off a silent
-/// client and one that trickles its head, but a trickled body moves it on
-/// with every part, and a response queued behind one the client does not
-/// read (pipelined requests) stays "in progress", which it never times
-/// out. This one timer covers all of them.
+/// An idle timeout that counts decoded HTTP parts, and takes a response
+/// as done once its last part is queued, would cut off a silent client
+/// and one that trickles its head, but a trickled body moves it on with
+/// every part, and a response queued behind one the client does not read
+/// (pipelined requests) stays "in progress", which it never times out.
+/// This one timer covers all of them.
 ///
 /// It sits after the HTTP codec, so it sees requests and responses as
 /// parts.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let timeout: TimeAmount
     private var timer: Scheduled<Void>?

@@ -4,8 +4,8 @@ import Testing
 @testable import BlogWeb
 
 /// The web server's tasks stay on its own event loop thread: the task
-/// started with the executor, its child tasks (Hummingbird's one per
-/// connection), and both again after a suspension elsewhere.
+/// started with the executor (a reply that waits for a file or a health
+/// check), its child tasks, and both again after a suspension elsewhere.
 @Suite
 struct EventLoopExecutorTests {
     @Test func aTaskAndItsChildrenRunOnTheLoop() async throws {

@@ -242,9 +242,9 @@ struct HostileClientTests {
         let port = web.port
         let connection = try await offPool {
             let connection = try RawHTTPConnection(port: port, receiveBuffer: 4096)
-            // Two requests at once: the second response waits behind the
-            // stalled first, so Hummingbird takes it as still in progress,
-            // which its own idle timeout leaves alone.
+            // Two requests at once: the second waits behind the stalled
+            // first response, so the connection is never idle between
+            // requests; only the deadline on the response can end it.
             connection.send(String(repeating: "GET /big.html HTTP/1.1\r\nHost: localhost\r\n\r\n", count: 2))
             // The response has begun: the connection is in, and counted.
             _ = try connection.receiveSome()

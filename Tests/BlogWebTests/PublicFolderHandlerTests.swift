@@ -70,7 +70,10 @@ struct PublicFolderHandlerTests {
         #expect(PublicFolderHandler.fileName(for: "") == "index.html")
         #expect(PublicFolderHandler.fileName(for: "/alice.html") == "alice.html")
         #expect(PublicFolderHandler.fileName(for: "/a-b_c.3.html") == "a-b_c.3.html")
-        for bad in ["/..", "/../x", "/.x", "/a/b", "/a..b", "/%2e", "/a b", "/a\\b", "/a%2fb", "//x"] {
+        #expect(PublicFolderHandler.fileName(for: "/alice/17.html") == "alice/17.html")
+        #expect(PublicFolderHandler.fileName(for: "/a/b/c.atom") == "a/b/c.atom")
+        for bad in ["/..", "/../x", "/.x", "/a..b", "/%2e", "/a b", "/a\\b", "/a%2fb", "//x", "/a//b", "/a/", "/a/.b",
+                    "/.a/b", "/a/../b", "/a/./b", "/a/..", "/a/b\0"] {
             #expect(PublicFolderHandler.fileName(for: bad) == nil, "\(bad)")
         }
     }
@@ -181,6 +184,75 @@ struct PublicFolderHandlerTests {
                 "14 bytes go as they are")
     }
 
+    /// Pages in per-user folders are served like the rest.
+    @Test func pagesInSubfolders() async throws {
+        try folder.write("alice/16.html", "<p>16</p>")
+        let reply = await handler.reply(method: .get, path: "/alice/16.html")
+        #expect(reply.status == .ok)
+        #expect(String(buffer: reply.body) == "<p>16</p>")
+        #expect(await handler.reply(method: .get, path: "/alice/").status == .notFound)
+        #expect(await handler.reply(method: .get, path: "/alice").status == .notFound)
+    }
+
+    /// A deleted post: its page is missing and a tombstone `NAME.gone` lies
+    /// beside it: 410 with a short page, for GET and HEAD. The tombstone
+    /// itself is never served, and a page with no tombstone is a 404.
+    @Test func deletedPostsAre410() async throws {
+        try folder.write("alice/17.html.gone", "")
+        let gone = await handler.reply(method: .get, path: "/alice/17.html")
+        #expect(gone.status == .gone)
+        #expect(gone.headers[.contentType] == "text/html; charset=utf-8")
+        #expect(String(buffer: gone.body).contains("This post was deleted."))
+        #expect(gone.headers[.contentLength] == String(gone.body.readableBytes))
+        let head = await handler.reply(method: .head, path: "/alice/17.html")
+        #expect(head.status == .gone && head.body.readableBytes == 0)
+        #expect(head.headers[.contentLength] == gone.headers[.contentLength])
+
+        #expect(await handler.reply(method: .get, path: "/alice/17.html.gone").status == .notFound)
+        #expect(await handler.reply(method: .get, path: "/alice/18.html").status == .notFound)
+        #expect(await handler.reply(method: .delete, path: "/alice/17.html").status == .methodNotAllowed)
+        // A page written again over its tombstone is the page.
+        try folder.write("alice/17.html", "<p>back</p>")
+        #expect(await handler.reply(method: .get, path: "/alice/17.html").status == .ok)
+    }
+
+    /// Symbolic links below the folder are never followed, to a file or to
+    /// a folder, out of the folder or not: nothing outside can be reached.
+    @Test func noLinksFollowed() async throws {
+        try "<h1>outside</h1>".write(to: folder.root.appendingPathComponent("outside.html"), atomically: true, encoding: .utf8)
+        let links = [("evil.html", "../outside.html"), ("out", ".."), ("mirror.html", "alice.html"), ("in", "."),
+                     ("bob/3.html.gone", "../alice.html")]
+        try FileManager.default.createDirectory(at: folder.public.appendingPathComponent("bob"), withIntermediateDirectories: true)
+        for (name, target) in links {
+            try FileManager.default.createSymbolicLink(atPath: folder.public.appendingPathComponent(name).path,
+                                                       withDestinationPath: target)
+        }
+        for path in ["/evil.html", "/out/outside.html", "/out/public/alice.html", "/mirror.html", "/in/alice.html",
+                     "/bob/3.html"] {
+            let reply = await handler.reply(method: .get, path: path)
+            #expect(reply.status == .notFound, "\(path)")
+            #expect(!String(buffer: reply.body).contains("outside"))
+        }
+    }
+
+    /// Feeds are Atom, gzipped like pages when asked.
+    @Test func feedsAreAtom() async throws {
+        let feed = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">"
+            + String(repeating: "<entry><title>A post</title></entry>\n", count: 50) + "</feed>\n"
+        try folder.write("alice/feed.atom", feed)
+        let plain = await handler.reply(method: .get, path: "/alice/feed.atom")
+        #expect(plain.status == .ok)
+        #expect(plain.headers[.contentType] == "application/atom+xml; charset=utf-8")
+        #expect(String(buffer: plain.body) == feed)
+        let packed = await handler.reply(method: .get, path: "/alice/feed.atom", fields: [.acceptEncoding: "gzip"])
+        #expect(packed.headers[.contentType] == "application/atom+xml; charset=utf-8")
+        #expect(packed.headers[.contentEncoding] == "gzip")
+        var body = packed.body
+        #expect(String(buffer: try body.decompress(with: .gzip())) == feed)
+        #expect(PublicFolderHandler.route(method: .get, path: "/feed.ATOM")
+                == .file(name: "feed.ATOM", contentType: "application/atom+xml; charset=utf-8", withBody: true))
+    }
+
     @Test func acceptEncodingWeights() {
         #expect(ContentCoding.acceptsGzip("gzip"))
         #expect(ContentCoding.acceptsGzip("deflate, gzip;q=0.5"))
@@ -223,6 +295,14 @@ final class TempFolder: Sendable {
             try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         try "secret".write(to: root.appendingPathComponent("blog.sqlite"), atomically: true, encoding: .utf8)
+    }
+
+    /// Writes `text` to `name` below the public folder (folders made as
+    /// needed).
+    func write(_ name: String, _ text: String) throws {
+        let file = self.public.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: file)
     }
 
     /// Writes a page of `bytes` bytes named `name`.

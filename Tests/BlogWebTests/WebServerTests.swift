@@ -162,6 +162,51 @@ struct WebServerTests {
         await web.stop()
     }
 
+    /// A deleted post's page (a tombstone beside where it was) is a 410
+    /// with a short HTML page; the keep-alive connection goes on after it,
+    /// and the tombstone itself is a 404.
+    @Test func deletedPostIs410OverTheWire() async throws {
+        try folder.write("alice/16.html", "<p>16</p>")
+        try folder.write("alice/17.html.gone", "")
+        let web = try await start()
+        let port = web.port
+        let (kept, gone, head, tombstone) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            return (try connection.request("/alice/16.html"), try connection.request("/alice/17.html"),
+                    try connection.request("/alice/17.html", method: "HEAD"), try connection.request("/alice/17.html.gone"))
+        }
+        #expect(kept.status == 200 && kept.text == "<p>16</p>")
+        #expect(gone.status == 410)
+        #expect(gone.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(gone.text.contains("This post was deleted."))
+        #expect(head.status == 410 && head.body.isEmpty && head.headers["content-length"] == gone.headers["content-length"])
+        #expect(tombstone.status == 404)
+        await web.stop()
+    }
+
+    /// A feed over the wire: Atom's media type, gzipped when asked.
+    @Test func feedOverTheWire() async throws {
+        let feed = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">"
+            + String(repeating: "<entry><title>A post</title></entry>\n", count: 50) + "</feed>\n"
+        try folder.write("alice/feed.atom", feed)
+        let web = try await start()
+        let port = web.port
+        let (plain, packed) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            defer { connection.close() }
+            return (try connection.request("/alice/feed.atom"),
+                    try connection.request("/alice/feed.atom", fields: ["Accept-Encoding: gzip"]))
+        }
+        #expect(plain.status == 200 && plain.text == feed)
+        #expect(plain.headers["content-type"] == "application/atom+xml; charset=utf-8")
+        #expect(packed.headers["content-type"] == "application/atom+xml; charset=utf-8")
+        #expect(packed.headers["content-encoding"] == "gzip")
+        var body = ByteBuffer(bytes: packed.body)
+        #expect(String(buffer: try body.decompress(with: .gzip())) == feed)
+        await web.stop()
+    }
+
     @Test func otherMethodsAre405() async throws {
         let web = try await start()
         let port = web.port

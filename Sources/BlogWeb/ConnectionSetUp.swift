@@ -1,0 +1,33 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// How each connection's pipeline is made: NIO's HTTP/1 codec with the
+/// header limits and its pipelining assistance (one request at a time),
+/// then the handlers for bad requests, deadlines and the connection list,
+/// then the one that answers.
+struct ConnectionSetUp: Sendable {
+    let files: PublicFolderHandler
+    let limits: WebServer.Limits
+    let connections: OpenConnections
+    let accessLog: Logger?
+    let pending: PendingCount
+    let logger: Logger
+
+    /// Sets up `channel`'s pipeline; on its event loop.
+    func configure(_ channel: any Channel) throws {
+        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
+        decoderLimits.maxHeaderFieldSize = limits.maxHeaderBytes
+        decoderLimits.maxHeaderListSize = limits.maxHeaderBytes
+        let pipeline = channel.pipeline.syncOperations
+        // Error handling is BadRequestHandler's; the headers are ours, made
+        // valid, so the encoder need not check them again.
+        try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false,
+                                                 withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),
+                                                 withDecoderLimitConfiguration: decoderLimits)
+        try pipeline.addHandler(BadRequestHandler())
+        try pipeline.addHandler(RequestDeadlineHandler(timeout: TimeAmount(limits.timeout)))
+        try pipeline.addHandler(connections.tracker())
+        try pipeline.addHandler(PageResponder(files: files, accessLog: accessLog, pending: pending, logger: logger))
+    }
+}

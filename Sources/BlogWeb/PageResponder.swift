@@ -1,0 +1,162 @@
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Answers the requests of one connection, one at a time (the HTTP
+/// pipeline handler before it holds back the next request until the
+/// response is written).
+///
+/// A page kept in memory, or any refusal, is answered at once on the
+/// event loop, with no task and no hop: that is nearly every request of
+/// a busy server. The rest (a file to read or gzip, the health check)
+/// runs as a task on the same event loop (`EventLoopExecutor`), never on
+/// Swift's global executor, and is written when it is ready; `pending`
+/// counts those, so that `WebServer.stop()` waits for them before the
+/// loop goes.
+///
+/// It answers a request as soon as its head is in (a body, which no
+/// request here needs, is read and dropped), and closes the connection
+/// after a response when the client asked (`Connection: close`,
+/// HTTP/1.0) or has closed its side.
+final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let files: PublicFolderHandler
+    private let accessLog: Logger?
+    private let pending: PendingCount
+    private let logger: Logger
+    /// A response is being made or written.
+    private var responding = false
+    /// Close once the response in progress is written.
+    private var closeAfterResponse = false
+
+    init(files: PublicFolderHandler, accessLog: Logger?, pending: PendingCount, logger: Logger) {
+        self.files = files
+        self.logger = logger
+        self.accessLog = accessLog
+        self.pending = pending
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(let head) = unwrapInboundIn(data) else { return }
+        let request = Request(head)
+        responding = true
+        closeAfterResponse = closeAfterResponse || !head.isKeepAlive
+        if let reply = files.immediateReply(method: request.method, path: request.path, fields: request.fields) {
+            send(reply, to: request, context: context)
+            return
+        }
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
+        let files = files
+        let pending = pending
+        pending.enter()
+        Task(executorPreference: EventLoopExecutor(loop)) {
+            let reply = await files.reply(method: request.method, path: request.path, fields: request.fields)
+            loop.execute {
+                defer { pending.leave() }
+                let (handler, context) = bound.value
+                guard context.channel.isActive else { return }
+                handler.send(reply, to: request, context: context)
+            }
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard case ChannelEvent.inputClosed = event else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        // The client sent all it will: answer what is in progress, then go.
+        if responding {
+            closeAfterResponse = true
+        } else {
+            context.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Parse errors were answered before this handler; what is left
+        // (a reset, a failed write) ends the connection.
+        logger.debug("HTTP connection ends: \(error)")
+        context.close(promise: nil)
+    }
+
+    private func send(_ reply: PublicFolderHandler.Reply, to request: Request, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(reply.headers.count + 2)
+        for field in reply.headers { headers.add(name: field.name.rawName, value: field.value) }
+        headers.add(name: "date", value: HTTPDate.now())
+        if closeAfterResponse {
+            headers.add(name: "connection", value: "close")
+        } else if request.version == .http1_0 {
+            headers.add(name: "connection", value: "keep-alive")
+        }
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status.code), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if reply.body.readableBytes > 0 {
+            context.write(wrapOutboundOut(.body(.byteBuffer(reply.body))), promise: nil)
+        }
+        responding = false
+        if closeAfterResponse {
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in bound.value.close(promise: nil) }
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+        if let accessLog { log(reply, request, context, accessLog) }
+    }
+
+    private func log(_ reply: PublicFolderHandler.Reply, _ request: Request, _ context: ChannelHandlerContext, _ accessLog: Logger) {
+        // The path as sent, but never a control character into the log.
+        let path = String(request.path.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) })
+        let nanoseconds = NIODeadline.now().uptimeNanoseconds - request.started.uptimeNanoseconds
+        let milliseconds = Double(nanoseconds) / 1e6
+        accessLog.info("\(request.method) \(path) \(reply.status.code) \(reply.body.readableBytes)", metadata: [
+            "ms": "\((milliseconds * 10).rounded() / 10)",
+            "peer": "\(context.channel.remoteAddress?.ipAddress ?? "-")",
+        ])
+    }
+
+    /// What the answer depends on, taken from a request's head.
+    struct Request: Sendable {
+        var method: HTTPRequest.Method
+        /// The path as sent (no decoding), without the query.
+        var path: String
+        /// Only the fields a reply looks at.
+        var fields: HTTPFields
+        var version: HTTPVersion
+        var started: NIODeadline
+
+        init(_ head: HTTPRequestHead) {
+            switch head.method {
+            case .GET: method = .get
+            case .HEAD: method = .head
+            // Any other is refused; an unknown token is refused as POST.
+            default: method = HTTPRequest.Method(head.method.rawValue) ?? .post
+            }
+            path = Self.path(of: head.uri)
+            fields = HTTPFields()
+            for name in [HTTPField.Name.acceptEncoding, .ifNoneMatch, .ifModifiedSince] {
+                let values = head.headers[name.rawName]
+                if !values.isEmpty { fields[name] = values.joined(separator: ", ") }
+            }
+            version = head.version
+            started = .now()
+        }
+
+        /// The path of a request target: origin form (`/a.html?x`) or
+        /// absolute form (`http://host/a.html`, as sent to proxies).
+        static func path(of target: String) -> String {
+            var rest = Substring(target)
+            if !rest.hasPrefix("/"), let scheme = rest.range(of: "://") {
+                rest = rest[scheme.upperBound...]
+                rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+            }
+            if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<query] }
+            return String(rest)
+        }
+    }
+}
