@@ -132,6 +132,13 @@ final class FileCache: Sendable {
         return packed
     }
 
+    /// Forgets `name`: the next request reads it afresh. blogd calls it
+    /// for each page it writes, so the trust window never shows its own
+    /// writes late.
+    func changed(_ name: String) {
+        forget(name)
+    }
+
     private func forget(_ name: String) {
         state.withLock { state in
             if let gone = state.entries.removeValue(forKey: name) { state.bytes -= gone.bytes }

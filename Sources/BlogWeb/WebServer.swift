@@ -26,6 +26,7 @@ public final class WebServer: Sendable {
     private let fileThread: NIOThreadPool
     private let listener: any Channel
     private let connections: OpenConnections
+    private let cache: FileCache
     /// Replies being made off the fast path (a file read, a health check).
     private let slowReplies: PendingCount
     private let stopping = Mutex<Task<Void, Never>?>(nil)
@@ -55,6 +56,13 @@ public final class WebServer: Sendable {
                             health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil) async throws(StartError) {
         try await self.init(folder: folder, host: host, port: port, logger: logger, limits: limits, health: health,
                             accessLog: accessLog, clock: { NIODeadline.now().uptimeNanoseconds })
+    }
+
+    /// Tells the server that the file `name` of its folder (`alice.html`,
+    /// `alice/17.html`) was just written or removed: it is read afresh
+    /// from the next request on, without waiting for its next check.
+    public func pageChanged(_ name: String) {
+        cache.changed(name)
     }
 
     /// The same, with the clock (monotonic nanoseconds) that times how long
@@ -100,6 +108,7 @@ public final class WebServer: Sendable {
         self.group = group
         self.fileThread = fileThread
         self.connections = connections
+        self.cache = cache
         self.slowReplies = slowReplies
     }
 

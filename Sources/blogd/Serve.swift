@@ -88,6 +88,7 @@ struct Serve: AsyncParsableCommand {
                 server.stop(timeout: 1)
                 throw fail(error.description)
             }
+            if let web { service.pages.changes.observe { web.pageChanged($0) } }
             logger.info("http on \(shownHost):\(web!.port)", metadata: ["public": "\(settings.publicFolder)"])
         }
         if settings.proxyProtocol && settings.trustedProxies.isEmpty {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import BlogTestSupport
 
 /// `blogd serve --http PORT`: the public folder over HTTP, on the real
 /// binary, beside the blog protocol. (`BlogWebTests` test the web server
@@ -29,6 +30,33 @@ struct HTTPServingTests {
         let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
         let text = server.stderr[line]
         return (server, port, Int(text[text.index(after: text.lastIndex(of: ":")!)...])!)
+    }
+
+    /// A post's own page, its feed, and after its deletion 410 Gone.
+    @Test func postPagesFeedsAndGone() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, port, http) = try start()
+        defer { _ = server.stop() }
+        #expect(try exchange("register:alice:pw[E];", port: port) == "reg:OK[E];")
+        #expect(try exchange("newpost:alice:Hello web:First[E];", port: port) == "post:OK[E];")
+        let listing = try exchange("posts:alice[E];", port: port)
+        let id = try #require(listing.split(separator: "\n").dropFirst().first?.split(separator: "\t").first)
+        let page = try httpRequest(port: http, path: "/alice/\(id).html")
+        #expect(page.status == 200 && page.body.contains("Hello web") && page.body.contains("<base href=\"../\">"))
+        #expect(try httpRequest(port: http, path: "/alice.html").body.contains("href=\"alice/\(id).html\""))
+        // Written in the background just after the post: waited for (the
+        // bound only stops a broken test).
+        var feed = try httpRequest(port: http, path: "/alice.atom")
+        _ = waitUntil(timeout: 60) {
+            feed = (try? httpRequest(port: http, path: "/alice.atom")) ?? feed
+            return feed.status == 200
+        }
+        #expect(feed.status == 200 && feed.headers["content-type"]?.hasPrefix("application/atom+xml") == true)
+        #expect(feed.body.contains("Hello web"))
+        #expect(try exchange("delpost:alice:\(id)[E];", port: port) == "del:OK[E];")
+        #expect(try httpRequest(port: http, path: "/alice/\(id).html").status == 410)
+        #expect(try httpRequest(port: http, path: "/alice/\(id).html.gone").status == 404)
+        #expect(try !httpRequest(port: http, path: "/alice.atom").body.contains("Hello web"), "the feed before the reply")
     }
 
     @Test func servesPagesTheIndexAndTheStylesheet() throws {

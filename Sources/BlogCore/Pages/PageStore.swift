@@ -12,11 +12,14 @@ public enum PageError: Error, Equatable, Sendable {
 /// The public web folder: the pages, each written whole and atomically.
 public struct PageStore: Sendable {
     public let folder: URL
+    /// Who is told of each file written or removed.
+    public let changes: PageChanges
     /// `folder`'s path, ending in `/`.
     private let prefix: String
 
-    public init(folder: URL) {
+    public init(folder: URL, changes: PageChanges = PageChanges()) {
         self.folder = folder
+        self.changes = changes
         let path = folder.path
         prefix = path.hasSuffix("/") ? path : path + "/"
     }
@@ -50,6 +53,7 @@ public struct PageStore: Sendable {
     /// Removes a file if it is there.
     public func remove(file name: String) {
         unlink(prefix + name)
+        changes.changed(name)
     }
 
     /// Removes temporary files a crash left behind (`.NAME.html.N.tmp`),
@@ -140,7 +144,10 @@ public struct PageStore: Sendable {
             written += n
         }
         close(fd)
-        if failure == 0 { failure = Self.replace(target, with: temporary) }
+        if failure == 0 {
+            failure = Self.replace(target, with: temporary)
+            if failure == 0 { changes.changed(name) }
+        }
         if failure != 0 {
             unlink(temporary)
             throw .cannotWrite(path: target, errno: failure)
