@@ -5,13 +5,14 @@
 # with gzip asked for. Prints requests/s of each and the ratio.
 # Needs: swift build -c release --product blogd; apt-get install nginx wrk.
 # Usage: scripts/httpbench.sh [SECONDS] [CONNECTIONS]   (10 s, 32 connections)
+# BLOGD_BIN=path runs another blogd binary (an older build, to compare).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 secs=${1:-10}; conns=${2:-32}
-bin=.build/release/blogd
+bin=${BLOGD_BIN:-.build/release/blogd}
 command -v wrk >/dev/null && command -v nginx >/dev/null || { echo "needs wrk and nginx (apt-get install nginx wrk)"; exit 2; }
 [ -x "$bin" ] || { echo "build first: swift build -c release --product blogd"; exit 2; }
-tmp=$(mktemp -d); trap 'kill $blogd $nginx_pid 2>/dev/null; rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); trap 'kill $blogd $nginx_pid 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 mkdir -p "$tmp/public"; cp public/style.css "$tmp/public/" 2>/dev/null

@@ -18,8 +18,25 @@ final class OpenConnections: Sendable {
     private struct Entry {
         let channel: any Channel
         let address: String?
-        /// Since when no request is in progress; nil while one is.
-        var idleSince: NIODeadline?
+        let idle: IdleMark
+    }
+
+    /// Since when a connection has had no request in progress, set by its
+    /// own event loop without taking the table's lock (twice a request on
+    /// every loop would make that lock the busiest thing in the server).
+    final class IdleMark: Sendable {
+        /// Uptime nanoseconds plus one while idle; 0 while a request is in
+        /// progress.
+        private let since = Atomic<UInt64>(NIODeadline.now().uptimeNanoseconds + 1)
+
+        var idleSince: UInt64? {
+            let value = since.load(ordering: .relaxed)
+            return value == 0 ? nil : value
+        }
+
+        func set(idle: Bool) {
+            since.store(idle ? NIODeadline.now().uptimeNanoseconds + 1 : 0, ordering: .relaxed)
+        }
     }
 
     private struct Table {
@@ -79,9 +96,10 @@ final class OpenConnections: Sendable {
 
     /// Takes `channel` in, evicting an idle connection if the table is
     /// full; false when it must be closed instead.
-    private func admit(_ channel: any Channel) -> Bool {
+    private func admit(_ channel: any Channel) -> IdleMark? {
         let id = ObjectIdentifier(channel)
         let address = channel.remoteAddress.flatMap(Self.key)
+        let mark = IdleMark()
         let (admitted, victim): (Bool, (any Channel)?) = table.withLock { table in
             if table.closing { return (false, nil) }
             if let address, table.perAddress[address, default: 0] >= maxPerAddress { return (false, nil) }
@@ -91,7 +109,7 @@ final class OpenConnections: Sendable {
                 victim = table.entries[chosen]?.channel
                 remove(chosen, from: &table)
             }
-            table.entries[id] = Entry(channel: channel, address: address, idleSince: .now())
+            table.entries[id] = Entry(channel: channel, address: address, idle: mark)
             if let address { table.perAddress[address, default: 0] += 1 }
             open.enter()
             return (true, victim)
@@ -101,18 +119,18 @@ final class OpenConnections: Sendable {
             if victim != nil { $0.evicted += 1 }
         }
         victim?.close(promise: nil)
-        guard admitted else { return false }
+        guard admitted else { return nil }
         channel.closeFuture.whenComplete { [self] _ in
             table.withLock { remove(id, from: &$0) }
         }
-        return true
+        return mark
     }
 
     /// The connection idle longest, from the address holding the most.
     private static func victim(in table: Table) -> ObjectIdentifier? {
-        var best: (id: ObjectIdentifier, held: Int, since: NIODeadline)?
+        var best: (id: ObjectIdentifier, held: Int, since: UInt64)?
         for (id, entry) in table.entries {
-            guard let since = entry.idleSince else { continue }
+            guard let since = entry.idle.idleSince else { continue }
             let held = entry.address.map { table.perAddress[$0] ?? 0 } ?? 0
             if let current = best, (current.held, since) >= (held, current.since) { continue }
             best = (id, held, since)
@@ -128,11 +146,6 @@ final class OpenConnections: Sendable {
         guard let address = entry.address else { return }
         let left = (table.perAddress[address] ?? 1) - 1
         table.perAddress[address] = left > 0 ? left : nil
-    }
-
-    private func setIdle(_ channel: any Channel, _ idle: Bool) {
-        let id = ObjectIdentifier(channel)
-        table.withLock { $0.entries[id]?.idleSince = idle ? .now() : nil }
     }
 
     /// An IPv4 address, or the /64 of an IPv6 one (a host commonly holds a
@@ -161,22 +174,25 @@ final class OpenConnections: Sendable {
         typealias OutboundIn = HTTPServerResponsePart
         typealias OutboundOut = HTTPServerResponsePart
         let registry: OpenConnections
+        /// This connection's, once admitted.
+        private var mark: IdleMark?
 
         init(registry: OpenConnections) {
             self.registry = registry
         }
 
         func handlerAdded(context: ChannelHandlerContext) {
-            if !registry.admit(context.channel) { context.close(promise: nil) }
+            mark = registry.admit(context.channel)
+            if mark == nil { context.close(promise: nil) }
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            if case .head = unwrapInboundIn(data) { registry.setIdle(context.channel, false) }
+            if case .head = unwrapInboundIn(data) { mark?.set(idle: false) }
             context.fireChannelRead(data)
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            if case .end = unwrapOutboundIn(data) { registry.setIdle(context.channel, true) }
+            if case .end = unwrapOutboundIn(data) { mark?.set(idle: true) }
             context.write(data, promise: promise)
         }
     }

@@ -180,9 +180,18 @@ public struct PublicFolderHandler: Sendable {
         guard method == .get || method == .head else { return .methodNotAllowed }
         if health && path == healthPath { return .health(withBody: method == .get) }
         guard let name = fileName(for: path),
-              let type = contentTypes[(name as NSString).pathExtension.lowercased()]
+              let type = contentTypes[Self.fileExtension(of: name)]
         else { return .notFound }
         return .file(name: name, contentType: type, withBody: method == .get)
+    }
+
+    /// What follows the last dot of the last name in `path`, lowercased
+    /// (`""` for none).
+    static func fileExtension(of path: String) -> String {
+        let utf8 = path.utf8
+        guard let dot = utf8.lastIndex(of: UInt8(ascii: ".")),
+              !utf8[dot...].contains(UInt8(ascii: "/")) else { return "" }
+        return String(path[path.index(after: dot)...]).lowercased()
     }
 
     /// The file a request path names, relative to the folder (`alice.html`,
@@ -192,15 +201,33 @@ public struct PublicFolderHandler: Sendable {
     static func fileName(for path: String) -> String? {
         let trimmed = path.hasPrefix("/") ? String(path.dropFirst()) : path
         let name = trimmed.isEmpty ? "index.html" : trimmed
-        let plain = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).allSatisfy { part in
-            guard let first = part.first, first != UInt8(ascii: ".") else { return false }
-            return part.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        // One pass: each name starts with no dot (no hidden file) and is
+        // not empty, no two dots follow each other, only plain bytes.
+        var plain = true
+        var atStart = true
+        var previous: UInt8 = 0
+        for byte in name.utf8 {
+            defer { previous = byte }
+            switch byte {
+            case UInt8(ascii: "/"):
+                // (Byte by byte: Foundation's String.contains would do the `..`
+        // check through NSString, a cost on every request.)
+        plain = plain && !atStart
+                atStart = true
+            case UInt8(ascii: "."):
+                plain = plain && !atStart && previous != UInt8(ascii: ".")
+                atStart = false
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "_"), UInt8(ascii: "-"):
+                atStart = false
+            default:
+                plain = false
             }
         }
-        guard plain, !name.contains("..") else { return nil }
+        // (Byte by byte: Foundation's String.contains would do the `..`
+        // check through NSString, a cost on every request.)
+        plain = plain && !atStart
+        guard plain else { return nil }
         return name
     }
 

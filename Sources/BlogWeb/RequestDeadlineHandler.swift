@@ -21,8 +21,13 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     typealias OutboundOut = HTTPServerResponsePart
 
     private let timeout: TimeAmount
+    /// When the connection closes unless a step completes first.
+    private var deadline = NIODeadline.distantFuture
+    /// Fires at the deadline, or earlier: a step moves the deadline on
+    /// without touching the timer (a request's steps would otherwise
+    /// cancel and schedule one twice), and the timer, when it fires
+    /// early, sets itself again for the deadline.
     private var timer: Scheduled<Void>?
-
     init(timeout: TimeAmount) {
         self.timeout = timeout
     }
@@ -65,9 +70,18 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     private func restart(_ context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-            context.close(promise: nil)
+        deadline = .now() + timeout
+        if timer == nil { arm(context) }
+    }
+
+    private func arm(_ context: ChannelHandlerContext) {
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            timer = nil
+            if NIODeadline.now() < deadline {
+                arm(context)
+            } else {
+                context.close(promise: nil)
+            }
         }
     }
 

