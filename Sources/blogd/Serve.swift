@@ -126,6 +126,7 @@ struct Serve: AsyncParsableCommand {
         // A second at most: with the database gone it would wait out a
         // whole storage deadline, and the next start writes it anyway.
         RequestDeadline.$end.withValue(.now + .seconds(1)) { service.writeIndex() }
+        service.pages.removeSpares()
         do { try store.close() } catch { logger.error("closing the database failed", metadata: ["error": "\(error)"]) }
         logger.info("stopped")
         // Within a bound: a stderr nobody reads must not hold the exit.

@@ -215,6 +215,25 @@ struct PageTests {
         }
     }
 
+    /// A rewrite keeps the old page as a spare and writes the next one over
+    /// it: ten rewrites of two pages (one in a blog's folder) leave one
+    /// spare file, in the top folder, and no new inode after the first.
+    @Test func rewritesReuseOneSpareFile() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            for round in 0..<10 {
+                try store.write("page \(round)", file: "alice.html")
+                try store.write("post \(round)", file: "alice/1.html")
+            }
+            #expect(store.read(file: "alice.html") == "page 9" && store.read(file: "alice/1.html") == "post 9")
+            let hidden = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
+            #expect(hidden.count == 1, "\(hidden)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("alice").path) == ["1.html"])
+            store.removeSpares()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["alice", "alice.html"])
+        }
+    }
+
     @Test func failedRenameLeavesNoTemporaryFile() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let store = PageStore(folder: folder)

@@ -58,7 +58,9 @@ func fileNames(in folder: URL) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().filter { name in
         var isFolder: ObjCBool = false
         FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
+        // Spares (old pages kept to be written over) are hidden `.tmp` files.
         return !isFolder.boolValue && !name.hasSuffix(".atom") && !(name.hasPrefix(".") && name.contains(".atom."))
+            && !(name.hasPrefix(".") && name.hasSuffix(".tmp"))
     }
 }
 
@@ -70,7 +72,8 @@ func allFileNames(in folder: URL) throws -> [String] {
         FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
         if isFolder.boolValue {
             names += try allFileNames(in: folder.appendingPathComponent(name)).map { name + "/" + $0 }
-        } else {
+        } else if !(name.hasPrefix(".") && name.hasSuffix(".tmp")) {
+            // (Hidden `.tmp` files are writes under way and spares.)
             names.append(name)
         }
     }

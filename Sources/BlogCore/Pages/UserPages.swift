@@ -176,7 +176,9 @@ final class UserPages: Sendable {
         let archives = pages.count { $0.file.hasSuffix(".html") && !$0.file.contains("/") } - 1
         changed = removeArchives(of: user.name, after: archives) || changed
         let expected = Set(pages.map(\.file))
-        for name in store.files(in: user.name) where !expected.contains(user.name + "/" + name) {
+        // Hidden names are writes under way (and crash leftovers, which the
+        // start removes): never touched here.
+        for name in store.files(in: user.name) where !name.hasPrefix(".") && !expected.contains(user.name + "/" + name) {
             store.remove(file: user.name + "/" + name)
             changed = true
         }
