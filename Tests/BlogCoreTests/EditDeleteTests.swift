@@ -3,6 +3,7 @@ import Testing
 @testable import BlogCore
 import BlogSQLite
 import BlogWire
+import BlogTestSupport
 
 /// `posts`, `editpost`, `delpost`: replies, refusals, and pages that stay
 /// what a rebuild from the database gives.
@@ -133,7 +134,7 @@ struct EditDeleteTests {
             for name in names { _ = author(fx, name, posts: 2) }
             DispatchQueue.concurrentPerform(iterations: names.count * 2) { worker in
                 let name = names[worker % names.count]
-                var random = SeededRandom(seed: seed &* 31 &+ UInt64(worker))
+                var random = SeededGenerator(seed: seed &* 31 &+ UInt64(worker))
                 var session = Session(peerAddress: "192.0.2.10")
                 session.authenticatedUsers.insert(name)
                 for step in 0..<25 {
@@ -161,18 +162,5 @@ struct EditDeleteTests {
             if (status == 3 || status == 127) && ProcessInfo.processInfo.environment["BLOGD_SKIP_FEED_TOOLS"] == "1" { return }
             #expect(status == 0, "check_feed.py: \(output)")
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing mix can be replayed.
-struct SeededRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

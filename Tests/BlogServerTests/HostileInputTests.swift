@@ -1,5 +1,6 @@
 import BlogCore
 import BlogServer
+import BlogTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)

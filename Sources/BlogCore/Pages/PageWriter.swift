@@ -38,20 +38,16 @@ final class PageWriter: Sendable {
     /// Returns once the pages of `user` show every post up to `postID`
     /// (a committed one), writing them if no other request is about to.
     ///
-    /// `newest` are the user's newest posts as of that post's insert, if
-    /// the store gave them (`NewPost`): they hold every post up to it, and
-    /// a request writes only while the pages show less, so what it writes
-    /// from them is never older than what is on disk.
-    func ensure(_ user: UserRecord, showing postID: Int64, newest: [PostStub]? = nil) throws {
-        try write(user, unlessShowing: postID, newest: newest)
+    func ensure(_ user: UserRecord, showing postID: Int64) throws {
+        try write(user, unlessShowing: postID)
     }
 
     /// Writes the pages of `user` now (a new user's empty page, say).
     func write(_ user: UserRecord) throws {
-        try write(user, unlessShowing: nil, newest: nil)
+        try write(user, unlessShowing: nil)
     }
 
-    private func write(_ user: UserRecord, unlessShowing postID: Int64?, newest: [PostStub]?) throws {
+    private func write(_ user: UserRecord, unlessShowing postID: Int64?) throws {
         let userID = user.id
         while true {
             switch claim(userID, unlessShowing: postID) {
@@ -67,7 +63,7 @@ final class PageWriter: Sendable {
                 if semaphore.wait(timeout: .now() + left) == .timedOut {
                     throw StorageError.deadlineExceeded(seconds: left)
                 }
-            case .write(let shown): return try writeClaimed(user, newest: newest, shown: shown)
+            case .write(let shown): return try writeClaimed(user, shown: shown)
             }
         }
     }
@@ -87,13 +83,13 @@ final class PageWriter: Sendable {
         }
     }
 
-    private func writeClaimed(_ user: UserRecord, newest: [PostStub]?, shown before: Int64?) throws {
+    private func writeClaimed(_ user: UserRecord, shown before: Int64?) throws {
         let userID = user.id
         var shown: Int64 = -1
         var failure: (any Error)?
         writes.add(1, ordering: .relaxed)
         do {
-            shown = try pages.storage.withPageLock(userID: userID) { try pages.write(user, newest: newest, shown: before) }
+            shown = try pages.storage.withPageLock(userID: userID) { try pages.write(user, shown: before) }
         } catch {
             failure = error
             pages.forget(user)

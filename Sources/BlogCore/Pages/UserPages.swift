@@ -29,14 +29,14 @@ final class UserPages: Sendable {
     /// the newer one), then the main page. Returns the id of the newest
     /// post shown (0 with none).
     ///
-    /// `newest`, when given, are the user's newest posts as the database
-    /// holds them now (see `NewPost`); otherwise they are read. `shown` is
-    /// the newest post the pages showed before, when known: the posts
-    /// after it are the new ones.
+    /// The newest posts are read here, under the page lock, not taken
+    /// from the insert: an admin command may have changed them since.
+    /// `shown` is the newest post the pages showed before, when known: the
+    /// posts after it are the new ones.
     @discardableResult
-    func write(_ user: UserRecord, newest given: [PostStub]? = nil, shown: Int64? = nil) throws -> Int64 {
+    func write(_ user: UserRecord, shown: Int64? = nil) throws -> Int64 {
         let userID = user.id
-        let newest = try given ?? storage.newestPosts(ofUserID: userID)
+        let newest = try storage.newestPosts(ofUserID: userID)
         let groups = PageGroup.of(newest)
         let plan = layout.plan(last: groups.first, previous: groups.dropFirst().first)
         let known = archived.withLock { $0[userID] }
@@ -134,6 +134,11 @@ final class UserPages: Sendable {
     /// Every file of `user` as the database says it should be, archives
     /// first: file name and bytes.
     func render(_ user: UserRecord) throws -> [(file: String, bytes: [UInt8])] {
+        try renderAll(user).pages
+    }
+
+    /// `render`, with the newest archive page's number.
+    private func renderAll(_ user: UserRecord) throws -> (pages: [(file: String, bytes: [UInt8])], newestArchive: Int) {
         let userID = user.id
         let plan = layout.plan(groups: try storage.pageGroups(ofUserID: userID, limit: nil).reversed())
         var pages: [(file: String, bytes: [UInt8])] = []
@@ -158,7 +163,7 @@ final class UserPages: Sendable {
             pages.append((PageRenderer.goneFile(user: user.name, id: id), Self.tombstone))
         }
         pages.append((PageRenderer.feedFile(user: user.name), try feed(user)))
-        return pages
+        return (pages, plan.newestArchive)
     }
 
     /// Rewrites every file of `user` that is not what `render` gives (all
@@ -168,12 +173,11 @@ final class UserPages: Sendable {
     @discardableResult
     func repair(_ user: UserRecord, force: Bool = false) throws -> Bool {
         var changed = false
-        let pages = try render(user)
+        let (pages, archives) = try renderAll(user)
         for page in pages where force || store.contents(of: page.file) != page.bytes {
             try store.write(page.bytes, file: page.file)
             changed = true
         }
-        let archives = pages.count { $0.file.hasSuffix(".html") && !$0.file.contains("/") } - 1
         changed = removeArchives(of: user.name, after: archives) || changed
         let expected = Set(pages.map(\.file))
         // Hidden names are writes under way (and crash leftovers, which the
