@@ -32,7 +32,7 @@ CREATE TABLE posts (
     updated_at TEXT
 );
 
-CREATE INDEX posts_by_user ON posts(user_id, page, id, weight);
+CREATE INDEX posts_by_user ON posts(user_id, page, id, weight, updated_at);
 
 CREATE TABLE deleted_posts (
     id         INTEGER PRIMARY KEY,

@@ -10,9 +10,7 @@ extension PostgresStore {
     /// In one transaction: the user's insert lock (so posts of one user,
     /// from any instance, are stored one after another and each sees the
     /// group the one before filled), the user's newest group, the insert,
-    /// and the post's `token`. The newest posts are not returned
-    /// (`newest: nil`): another instance may add posts at any time, so the
-    /// page writer reads them under the page lock instead.
+    /// and the post's `token`.
     ///
     /// A commit whose answer is lost (the connection broke, the deadline
     /// passed once the transaction had begun) may or may not have landed:
@@ -73,11 +71,11 @@ extension PostgresStore {
             // Stored, but unread in time: a failure reply, and the take-back makes it true.
             guard let record = try? posts(ids: [id]).first else { throw .outcomeUnknown }
             logger.info("a commit whose answer was lost was found stored", metadata: ["post": "\(id)"])
-            return NewPost(record: record, newest: nil)
+            return NewPost(record: record)
         }
         let record = PostRecord(id: inserted.0, userID: userID, title: title, content: content,
                                 createdAt: Milliseconds.date(created), page: inserted.1, weight: weight)
-        return NewPost(record: record, newest: nil)
+        return NewPost(record: record)
     }
 
     /// Settles the insert of `token` for good (see `BlogStorage`): a claim

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -37,4 +38,17 @@ int clinux_ofd_lock(int fd, long long offset, int exclusive) {
     lock.l_start = offset;
     lock.l_len = 1;
     return fcntl(fd, F_OFD_SETLK, &lock);
+}
+
+int clinux_mark_topdir(const char *path) {
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int flags = 0;
+    int result = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+    if (result == 0 && !(flags & FS_TOPDIR_FL)) {
+        flags |= FS_TOPDIR_FL;
+        result = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    }
+    close(fd);
+    return result;
 }

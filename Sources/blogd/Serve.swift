@@ -43,6 +43,7 @@ struct Serve: AsyncParsableCommand {
         if !FileManager.default.fileExists(atPath: settings.publicFolder + "/style.css") {
             logger.warning("no style.css in the public folder; pages will be unstyled", metadata: ["public": "\(settings.publicFolder)"])
         }
+        service.pages.spreadBlogFolders()
         // Pages are derived data: after a crash they may lag the database.
         // The check reads every blog: a site of a million users may skip it
         // at start and run `blogd rebuild` when it needs to.

@@ -272,16 +272,17 @@ struct PageArchiveTests {
         #expect(cache.rendered([stub(30)])[0] == nil)
     }
 
-    /// The newest posts an insert returns are what a read right after it
-    /// gives, whichever group the post joins.
-    @Test func theNewestPostsAnInsertReturnsAreWhatAReadGives() throws {
+    /// The insert puts each post in the group the layout chooses after the
+    /// newest group as a read just before it gives, by count and by weight.
+    @Test func theInsertChoosesTheGroupTheLayoutWould() throws {
         try withFixture(size: 3, bytes: 50) { (fx: Fixture) throws in
             for index in 1...20 {
                 let content = index % 4 == 0 ? String(repeating: "x", count: 45) : "y"
+                let weight = PageRenderer.weight(title: "T\(index)", content: content)
+                let newest = try fx.store.pageGroups(ofUserID: fx.user.id, limit: 1).first
                 let stored = try fx.store.insertPost(userID: fx.user.id, title: "T\(index)", content: content,
-                                                     weight: PageRenderer.weight(title: "T\(index)", content: content),
-                                                     at: TestClock.start, layout: fx.layout)
-                #expect(stored.newest == (try fx.store.newestPosts(ofUserID: fx.user.id)), "after post \(index)")
+                                                     weight: weight, at: TestClock.start, layout: fx.layout)
+                #expect(stored.record.page == fx.layout.page(forWeight: weight, after: newest), "post \(index)")
             }
         }
     }

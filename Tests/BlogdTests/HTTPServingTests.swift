@@ -44,12 +44,13 @@ struct HTTPServingTests {
         let page = try httpRequest(port: http, path: "/alice/\(id).html")
         #expect(page.status == 200 && page.body.contains("Hello web") && page.body.contains("<base href=\"../\">"))
         #expect(try httpRequest(port: http, path: "/alice.html").body.contains("href=\"alice/\(id).html\""))
-        // Written in the background just after the post: waited for (the
+        // Written in the background, at most once a second (the empty
+        // feed of the registration came just before): waited for (the
         // bound only stops a broken test).
         var feed = try httpRequest(port: http, path: "/alice.atom")
         _ = waitUntil(timeout: 60) {
             feed = (try? httpRequest(port: http, path: "/alice.atom")) ?? feed
-            return feed.status == 200
+            return feed.status == 200 && feed.body.contains("Hello web")
         }
         #expect(feed.status == 200 && feed.headers["content-type"]?.hasPrefix("application/atom+xml") == true)
         #expect(feed.body.contains("Hello web"))

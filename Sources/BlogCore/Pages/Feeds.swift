@@ -43,9 +43,7 @@ public struct Feeds: Sendable {
     }
 
     private func entry(_ post: PostRecord, author: String) -> AtomFeed.Entry {
-        let day = PostDate.parts(post.createdAt)
-        let date = String(format: "%04d-%02d-%02d", day.year, day.month, day.day)
-        return AtomFeed.Entry(id: "tag:\(authority),\(date):post-\(post.id)", title: post.title, author: author,
+        AtomFeed.Entry(id: "tag:\(authority),\(PostDate.day(post.createdAt)):post-\(post.id)", title: post.title, author: author,
                               link: baseURL + PageRenderer.postFile(user: author, id: post.id), content: post.content,
                               published: post.createdAt, updated: post.updatedAt ?? post.createdAt)
     }

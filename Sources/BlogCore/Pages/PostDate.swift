@@ -37,6 +37,12 @@ enum PostDate {
         return "\(pad(p.year, 4))-\(pad(p.month))-\(pad(p.day))T\(pad(p.hour)):\(pad(p.minute)):\(pad(p.second))Z"
     }
 
+    /// `2026-11-22`, for tag URIs.
+    static func day(_ date: Date) -> String {
+        let p = parts(date)
+        return "\(pad(p.year, 4))-\(pad(p.month))-\(pad(p.day))"
+    }
+
     /// `22 Nov 2026, 18:47 UTC`, for people.
     static func human(_ date: Date) -> String {
         let p = parts(date)

@@ -68,12 +68,19 @@ final class CoalescedWriter<Value: Sendable>: Sendable {
     private func run(_ key: Int64) {
         // A flush in between may have written it already.
         writeNow(key)
+        // The key stays running for `interval` after a write, changed or
+        // not: a blog posted to every 70 ms would otherwise find it idle
+        // after each write and be written once a post.
+        queue.asyncAfter(deadline: .now() + interval) { self.cooled(key) }
+    }
+
+    private func cooled(_ key: Int64) {
         let again = state.withLock { state in
             let dirty = state.dirty[key] != nil
             if !dirty { state.running.remove(key) }
             return dirty
         }
-        if again { queue.asyncAfter(deadline: .now() + interval) { self.run(key) } }
+        if again { run(key) }
     }
 
     /// Writes `key` if it is dirty.

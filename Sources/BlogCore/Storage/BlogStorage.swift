@@ -168,16 +168,9 @@ public struct LoginFailures: Sendable, Equatable {
 /// A post just stored.
 public struct NewPost: Sendable {
     public var record: PostRecord
-    /// The user's newest posts (`BlogStorage.newestPosts`) as of the insert
-    /// (this post and every one before it), or nil when the store cannot
-    /// promise that no other process added any since. The page writer does
-    /// not use them: an admin command in another process may change them
-    /// before the page is written, so it reads them under the page lock.
-    public var newest: [PostStub]?
 
-    public init(record: PostRecord, newest: [PostStub]?) {
+    public init(record: PostRecord) {
         self.record = record
-        self.newest = newest
     }
 }
 

@@ -41,4 +41,8 @@ int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
 /// that each open the file exclude each other as processes do.
 int clinux_ofd_lock(int fd, long long offset, int exclusive);
 
+/// Marks a folder as the top of a hierarchy (ext4's FS_TOPDIR_FL): its
+/// sub-folders are spread over the block groups. 0, or -1 with errno.
+int clinux_mark_topdir(const char *path);
+
 #endif
