@@ -217,7 +217,7 @@ struct PageTests {
 
     /// A rewrite keeps the old page as a spare and writes the next one over
     /// it: ten rewrites of two pages (one in a blog's folder) leave one
-    /// spare file, in the top folder, and no new inode after the first.
+    /// spare file, in either folder, and no new inode after the first.
     @Test func rewritesReuseOneSpareFile() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let store = PageStore(folder: folder)
@@ -226,12 +226,36 @@ struct PageTests {
                 try store.write("post \(round)", file: "alice/1.html")
             }
             #expect(store.read(file: "alice.html") == "page 9" && store.read(file: "alice/1.html") == "post 9")
-            let hidden = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
+            let hidden = try Self.hidden(in: folder) + Self.hidden(in: folder.appendingPathComponent("alice"))
             #expect(hidden.count == 1, "\(hidden)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("alice").path) == ["1.html"])
             store.removeSpares()
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["alice", "alice.html"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("alice").path) == ["1.html"])
         }
+    }
+
+    /// A new post's page takes no spare (its inode is made in its blog's
+    /// folder); a spare removed with its blog's folder is made again.
+    @Test func newPagesTakeNoSpareAndLostSparesAreMadeAgain() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            try store.write(Array("post 1".utf8), file: "bob/1.html", new: true)
+            try store.write("post 1, linked", file: "bob/1.html")
+            try store.write("post 1, linked again", file: "bob/1.html")
+            #expect(try Self.hidden(in: folder.appendingPathComponent("bob")).count == 1, "the swapped-out page, kept")
+            try store.write(Array("post 2".utf8), file: "bob/2.html", new: true)
+            #expect(try Self.hidden(in: folder.appendingPathComponent("bob")).count == 1, "not taken for a new page")
+            store.removeFolder("bob")
+            try store.write("page", file: "carol.html")
+            try store.write("page, again", file: "carol.html")
+            #expect(store.read(file: "carol.html") == "page, again")
+            store.removeSpares()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["carol.html"])
+        }
+    }
+
+    private static func hidden(in folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
     }
 
     @Test func failedRenameLeavesNoTemporaryFile() throws {

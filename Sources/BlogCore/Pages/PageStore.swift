@@ -143,8 +143,11 @@ public struct PageStore: Sendable {
     /// of a post's CPU (68% in the kernel, `recently_deleted`).
     ///
     /// `name` may name a file in a folder (`alice/17.html`): the folder is
-    /// made when missing.
-    public func write(_ bytes: [UInt8], file name: String) throws(PageError) {
+    /// made when missing. `new` says the file is not there yet (a new
+    /// post's page): it is then made in its own folder, not from a spare,
+    /// and renamed into place without a swap (were it there after all,
+    /// the rename replaces it as atomically).
+    public func write(_ bytes: [UInt8], file name: String, new: Bool = false) throws(PageError) {
         let target = prefix + name
         let slash = name.lastIndex(of: "/")
         let folderPart = slash.map { String(name[...$0]) } ?? ""
@@ -155,7 +158,7 @@ public struct PageStore: Sendable {
         // A new post page makes its inode in its blog's folder: a spare
         // taken for it is one the next page write has to make, in the top
         // folder, whose block group is busier (see `spreadBlogFolders`).
-        if folderPart.isEmpty || access(target, F_OK) == 0, let spare = spares.take() {
+        if !new, let spare = spares.take() {
             // Written over, then cut to length, not opened with O_TRUNC:
             // ext4 writes a file truncated to zero out at its close
             // (auto_da_alloc), 80 µs a page against 15.
@@ -185,7 +188,7 @@ public struct PageStore: Sendable {
         if failure == 0 && overSpare && ftruncate(fd, off_t(bytes.count)) != 0 { failure = errno }
         close(fd)
         if failure == 0 {
-            var outcome = Self.replace(target, with: temporary)
+            var outcome = new ? Self.rename(temporary, to: target) : Self.replace(target, with: temporary)
             if case .failed(ENOENT) = outcome, !folderPart.isEmpty {
                 // A spare from elsewhere, for a blog whose folder is new.
                 if mkdir(prefix + folderPart, 0o755) == 0 || errno == EEXIST {
@@ -194,7 +197,7 @@ public struct PageStore: Sendable {
             }
             switch outcome {
             case .swapped:
-                keepSpare(temporary, inFolder: !folderPart.isEmpty)
+                keepSpare(temporary)
             case .renamed:
                 break
             case .failed(let errno):
@@ -208,18 +211,12 @@ public struct PageStore: Sendable {
         }
     }
 
-    /// Keeps the old page now under `path` as a spare, in the top folder
-    /// (a blog's folder may be removed with the blog, spares and all).
-    private func keepSpare(_ path: String, inFolder: Bool) {
-        var spare = path
-        if inFolder {
-            spare = prefix + ".spare.\(UInt64.random(in: 0 ... .max)).tmp"
-            guard rename(path, spare) == 0 else {
-                unlink(path)
-                return
-            }
-        }
-        if !spares.give(spare) { unlink(spare) }
+    /// Keeps the old page now under `path` as a spare, where it is: a
+    /// spare in a blog's folder serves a page anywhere (a swap crosses
+    /// folders), and one removed with its blog's folder is found missing
+    /// when taken and made again.
+    private func keepSpare(_ path: String) {
+        if !spares.give(path) { unlink(path) }
     }
 
     private enum Replacement {
@@ -230,6 +227,10 @@ public struct PageStore: Sendable {
         case failed(Int32)
     }
 
+    private static func rename(_ temporary: String, to target: String) -> Replacement {
+        Glibc.rename(temporary, target) == 0 ? .renamed : .failed(errno)
+    }
+
     /// Puts `temporary` in place of `target`.
     private static func replace(_ target: String, with temporary: String) -> Replacement {
         // A swap would also trade places with a folder (or a link): only a
@@ -238,13 +239,13 @@ public struct PageStore: Sendable {
         if lstat(target, &info) != 0 {
             // A new page: nothing to swap with.
             guard errno == ENOENT else { return .failed(errno) }
-            return rename(temporary, target) == 0 ? .renamed : .failed(errno)
+            return Glibc.rename(temporary, target) == 0 ? .renamed : .failed(errno)
         }
         if (info.st_mode & S_IFMT) != S_IFREG { return .failed(EISDIR) }
         if clinux_rename_exchange(temporary, target) == 0 { return .swapped }
         switch errno {
         case ENOENT, EINVAL, ENOSYS, EOPNOTSUPP:
-            return rename(temporary, target) == 0 ? .renamed : .failed(errno)
+            return Glibc.rename(temporary, target) == 0 ? .renamed : .failed(errno)
         default:
             return .failed(errno)
         }

@@ -73,13 +73,15 @@ final class UserPages: Sendable {
                 older = try storage.adjacentPosts(to: newest[index], ofUserID: user.id).older?.id
             }
             let newer = index > 0 ? newest[index - 1].id : nil
-            try writePostPage(user, rendered[index], id: newest[index].id, older: older, newer: newer)
+            let new = shown.map { newest[index].id > $0 } ?? false
+            try writePostPage(user, rendered[index], id: newest[index].id, older: older, newer: newer, new: new)
         }
     }
 
-    private func writePostPage(_ user: UserRecord, _ post: RenderedPost, id: Int64, older: Int64?, newer: Int64?) throws {
+    private func writePostPage(_ user: UserRecord, _ post: RenderedPost, id: Int64, older: Int64?, newer: Int64?,
+                               new: Bool = false) throws {
         let page = PageRenderer.postPage(user: user.name, title: post.title, fragment: post.fragment, older: older, newer: newer)
-        try store.write(page, file: PageRenderer.postFile(user: user.name, id: id))
+        try store.write(page, file: PageRenderer.postFile(user: user.name, id: id), new: new)
     }
 
     /// Writes what an edit or a deletion of `post` (as it was) changed:
