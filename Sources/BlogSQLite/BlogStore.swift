@@ -387,7 +387,14 @@ public final class BlogStore: BlogStorage {
 
     static func reason(_ error: any Error) -> String {
         if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
-        return "\(error)"
+        // Foundation's file errors print as a dump of their dictionary:
+        // the path and the system's own words read better.
+        let error = error as NSError
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        let code = underlying?.domain == NSPOSIXErrorDomain ? Int32(underlying!.code) : nil
+        let words = code.map { String(cString: strerror($0)) } ?? error.localizedDescription
+        if let path = error.userInfo[NSFilePathErrorKey] as? String { return "\(path): \(words)" }
+        return words
     }
 
     /// A GRDB error as a `StorageError` that keeps SQLite's result code.

@@ -5,7 +5,13 @@ struct Blogd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "blogd",
         abstract: "The blog server of the 2009 iPhone blog application.",
+        version: BlogdVersion.text,
         subcommands: [Serve.self, Users.self, Rebuild.self, AddUser.self, DeletePost.self, Suspend.self, Unsuspend.self,
                       DeleteUser.self],
         defaultSubcommand: Serve.self)
+}
+
+/// What `blogd --version` prints.
+enum BlogdVersion {
+    static let text = "blogd 0.17.0"
 }

@@ -11,14 +11,23 @@ import Glibc
 #endif
 
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the blog server.")
+    static let configuration = CommandConfiguration(
+        abstract: "Run the blog server.",
+        discussion: """
+            Settings come from, last wins: the defaults, the JSON config file, \
+            the BLOGD_* environment variables, then these options. The keys:
+
+            \(ConfigKeys.helpTable)
+            """)
 
     @OptionGroup var data: DataOptions
-    @Option(help: "Address to listen on; * for every address.")
+    @Option(help: ArgumentHelp("Address to listen on; * for every address (default: *; BLOGD_HOST).", valueName: "address"))
     var host: String?
-    @Option(help: "TCP port; 0 picks any free port.")
+    @Option(help: ArgumentHelp("TCP port; 0 picks any free port (default: 51515; BLOGD_PORT).", valueName: "port"))
     var port: Int?
-    @Option(name: .customLong("http"), help: "Also serve the public folder over HTTP on this port.")
+    @Option(name: .customLong("http"),
+            help: ArgumentHelp("Also serve the public folder over HTTP on this port (default: off; BLOGD_HTTP_PORT).",
+                               valueName: "port"))
     var httpPort: Int?
 
     /// The settings given as flags, over the file and the environment.

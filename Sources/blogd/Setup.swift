@@ -5,11 +5,13 @@ import Logging
 
 /// Options every command that touches the data shares.
 struct DataOptions: ParsableArguments {
-    @Option(help: "JSON config file (default: config/blogd.json if present).")
+    @Option(help: ArgumentHelp("JSON config file (default: config/blogd.json if present).", valueName: "file"))
     var config: String?
-    @Option(help: "SQLite database file, or a postgres://USER@HOST:PORT/DATABASE URL.")
+    @Option(help: ArgumentHelp("SQLite database file, or a postgres://USER@HOST:PORT/DATABASE URL "
+                               + "(default: data/blog.sqlite; BLOGD_DB).", valueName: "path-or-url"))
     var db: String?
-    @Option(name: .customLong("public"), help: "Public web folder for the pages.")
+    @Option(name: .customLong("public"),
+            help: ArgumentHelp("Public web folder for the pages (default: public; BLOGD_PUBLIC).", valueName: "folder"))
     var publicFolder: String?
 
     /// The configuration: defaults, file, `BLOGD_*`, then these flags and `extra`.

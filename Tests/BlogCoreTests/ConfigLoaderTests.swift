@@ -251,13 +251,73 @@ struct ConfigLoaderTests {
         }
     }
 
-    @Test(arguments: ["{", "not json", "{\"port\": }", ""])
+    @Test(arguments: ["{", "not json", "{\"port\": }", "", "[1, 2]", "\"port\""])
     func malformedJSON(text: String) async throws {
         let error = try await loadError(text)
-        guard case .unreadableFile = error else {
-            Issue.record("expected unreadableFile, got \(String(describing: error))")
+        guard case .invalidJSON = error else {
+            Issue.record("expected invalidJSON, got \(String(describing: error))")
             return
         }
+        #expect(error?.description.contains("\n") == false)
+    }
+
+    /// A misspelt key is refused, named, with the nearest known key; a
+    /// nested one too; keys starting with `_` are comments.
+    @Test func unknownKeysAreRefusedWithTheNearestKnownOne() async throws {
+        let misspelt = try await loadError(#"{"port": 0, "post_byte_per_address_per_second": 5}"#)
+        guard case .unknownKey("post_byte_per_address_per_second", _, let nearest) = misspelt else {
+            Issue.record("expected unknownKey, got \(String(describing: misspelt))")
+            return
+        }
+        #expect(nearest == "post_bytes_per_address_per_second")
+        #expect(misspelt?.description.hasSuffix("(did you mean 'post_bytes_per_address_per_second'?)") == true)
+        if case .unknownKey(let key, _, let nearest) = try await loadError(#"{"scrypt": {"log_m": 12}}"#) {
+            #expect(key == "scrypt.log_m" && nearest == "scrypt.log_n")
+        } else {
+            Issue.record("a nested unknown key was accepted")
+        }
+        if case .unknownKey(_, _, let nearest) = try await loadError(#"{"completely_different_thing": 1}"#) {
+            #expect(nearest == nil, "no suggestion when nothing is close")
+        } else {
+            Issue.record("an unknown key was accepted")
+        }
+        #expect(try await loadError(#"{"_comment": "mine", "port": 7}"#) == nil)
+    }
+
+    /// A value for every key, other than its default.
+    private static let otherValues: [String: String] = [
+        "host": #""127.0.0.1""#, "port": "6001", "db": #""x.sqlite""#, "storage_deadline": "4",
+        "public": #""www""#, "http_port": "8081", "http_max_header_bytes": "4096", "http_timeout": "3",
+        "http_max_connections": "10", "http_max_connections_per_address": "3", "http_access_log": "true",
+        "base_url": #""https://blog.example.org/""#, "keep_alive": "true", "max_message_bytes": "2048",
+        "read_timeout": "2", "max_connections": "50", "evict_idle": "false", "evict_idle_after": "5",
+        "event_loops": "2", "max_connections_per_address": "5", "hashes_per_address_per_second": "3",
+        "hash_burst_per_address": "4", "max_hash_wait": "1", "post_bytes_per_address_per_second": "1000",
+        "post_burst_bytes_per_address": "5000", "budget_exempt": #"["10.0.0.1"]"#, "busy_delay": "0.5",
+        "proxy_protocol": "true", "trusted_proxies": #"["10.0.0.0/8"]"#, "login_lease": "60",
+        "open_posting": "true", "registration": #""closed""#, "check_pages_at_start": "false",
+        "scrypt.log_n": "12", "scrypt.r": "4", "scrypt.p": "2", "page_size": "10", "page_bytes": "4096",
+        "login_failures_allowed": "2", "login_failure_window": "20", "login_lockout": "40", "log_level": #""debug""#,
+    ]
+
+    /// Every key the table lists is one the loader reads: set alone in the
+    /// file to a value other than its default, it changes the config.
+    @Test func everyListedKeyIsReadByTheLoader() async throws {
+        #expect(ConfigKeys.names.count == ConfigKeys.all.count, "no key listed twice")
+        #expect(Set(Self.otherValues.keys) == ConfigKeys.names)
+        for key in ConfigKeys.all {
+            guard let value = Self.otherValues[key.name] else { continue }
+            let parts = key.name.split(separator: ".")
+            let json = parts.count == 2 ? #"{"\#(parts[0])": {"\#(parts[1])": \#(value)}}"# : #"{"\#(key.name)": \#(value)}"#
+            #expect(try await load(json) != BlogConfig(), "\(key.name) is listed but not read")
+            #expect(key.environmentVariable.hasPrefix("BLOGD_") && !key.defaultText.isEmpty)
+        }
+        #expect(ConfigKeys.helpTable.split(separator: "\n").allSatisfy { $0.count <= 80 })
+    }
+
+    /// The repository's own config file holds only known keys.
+    @Test func theRepositoryConfigFileHasOnlyKnownKeys() throws {
+        #expect(throws: Never.self) { try ConfigLoader.checkKeys(repositoryRoot.appendingPathComponent("config/blogd.json").path) }
     }
 
     @Test func portNotANumber() async throws {
@@ -329,5 +389,7 @@ struct ConfigLoaderTests {
         #expect(errors[1].description == "cannot read config file config/x.json: bad")
         #expect(errors[2].description == "invalid config value for port: 'abc' is not a whole number")
         #expect(errors.allSatisfy { !$0.description.contains("\n") })
+        #expect(ConfigLoadError.unknownKey("hots", file: "b.json", nearest: "host").description
+                == "unknown config key 'hots' in b.json (did you mean 'host'?)")
     }
 }

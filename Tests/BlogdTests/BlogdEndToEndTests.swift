@@ -131,8 +131,16 @@ struct BlogdEndToEndTests {
 
     @Test func badSetupGivesOneLineAndExitOne() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let misspelt = folder.appendingPathComponent("misspelt.json")
+        try Data(#"{"port": 0, "hots": "127.0.0.1"}"#.utf8).write(to: misspelt)
+        let broken = folder.appendingPathComponent("broken.json")
+        try Data(#"{"port": 0,, }"#.utf8).write(to: broken)
         let cases: [[String]] = [
             ["serve", "--config", folder.appendingPathComponent("nope.json").path],
+            ["serve", "--config", misspelt.path],
+            ["serve", "--config", broken.path],
+            ["serve", "--port", "0", "--db", "/proc/no/such/folder/blog.sqlite", "--public", publicFolder],
             ["serve", "--port", "0", "--db", db, "--public", folder.appendingPathComponent("missing").path],
             ["users", "--db", folder.appendingPathComponent("none.sqlite").path],
             ["serve", "--port", "99999", "--db", db, "--public", publicFolder],
@@ -143,6 +151,27 @@ struct BlogdEndToEndTests {
             let lines = result.err.split(separator: "\n")
             #expect(lines.count == 1, "\(arguments): \(result.err)")
             #expect(lines.first?.hasPrefix("blogd: ") == true, "\(arguments): \(result.err)")
+        }
+    }
+
+    @Test func misspeltKeyIsNamedWithTheNearestOne() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let misspelt = folder.appendingPathComponent("misspelt.json")
+        try Data(#"{"hots": "127.0.0.1"}"#.utf8).write(to: misspelt)
+        let result = try runBlogd(["serve", "--config", misspelt.path])
+        #expect(result.status == 1)
+        #expect(result.err == "blogd: unknown config key 'hots' in \(misspelt.path) (did you mean 'host'?)\n")
+    }
+
+    @Test func versionAndHelpWithDefaults() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let version = try runBlogd(["--version"])
+        #expect(version.status == 0 && version.out.hasPrefix("blogd "))
+        let help = try runBlogd(["serve", "--help"])
+        #expect(help.status == 0)
+        for text in ["--http <port>", "port = 51515", "env BLOGD_PORT", "registration = open", "env BLOGD_SCRYPT_LOG_N"] {
+            #expect(help.out.contains(text), "\(text)")
         }
     }
 

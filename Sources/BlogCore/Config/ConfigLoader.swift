@@ -7,9 +7,14 @@ public enum ConfigLoadError: Error, Equatable, Sendable, CustomStringConvertible
     case missingFile(String)
     case unreadableFile(String, reason: String)
     case invalidValue(key: String, reason: String)
+    case invalidJSON(String, reason: String)
+    case unknownKey(String, file: String, nearest: String?)
 
     public var description: String {
         switch self {
+        case .invalidJSON(let path, let reason): "config file \(path) is not valid JSON: \(reason)"
+        case .unknownKey(let key, let path, let nearest):
+            "unknown config key '\(key)' in \(path)" + (nearest.map { " (did you mean '\($0)'?)" } ?? "")
         case .missingFile(let path): "config file not found: \(path)"
         case .unreadableFile(let path, let reason): "cannot read config file \(path): \(reason)"
         case .invalidValue(let key, let reason): "invalid config value for \(key): \(reason)"
@@ -56,11 +61,46 @@ public enum ConfigLoader {
         guard !isFolder.boolValue, FileManager.default.isReadableFile(atPath: path) else {
             throw .unreadableFile(path, reason: "not a readable file")
         }
+        try checkKeys(path)
         do {
             return try await FileProvider<JSONSnapshot>(filePath: FilePath(path))
         } catch {
             throw .unreadableFile(path, reason: "\(error)")
         }
+    }
+
+    /// Refuses a file that is not a JSON object or holds a key blogd does
+    /// not know: a misspelt key would otherwise be ignored without a word.
+    /// Keys starting with `_` are comments.
+    static func checkKeys(_ path: String) throws(ConfigLoadError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadableFile(path, reason: "not a readable file")
+        }
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw .invalidJSON(path, reason: oneLine(error))
+        }
+        guard let top = object as? [String: Any] else { throw .invalidJSON(path, reason: "not an object of keys") }
+        for key in flattenedKeys(top, prefix: "") where !ConfigKeys.names.contains(key) {
+            throw .unknownKey(key, file: path, nearest: ConfigKeys.nearest(to: key))
+        }
+    }
+
+    private static func flattenedKeys(_ object: [String: Any], prefix: String) -> [String] {
+        object.keys.sorted().filter { !$0.hasPrefix("_") }.flatMap { key -> [String] in
+            if let inner = object[key] as? [String: Any] { return flattenedKeys(inner, prefix: prefix + key + ".") }
+            return [prefix + key]
+        }
+    }
+
+    /// Foundation's parse errors carry the useful part (what, where) in
+    /// their debug description.
+    private static func oneLine(_ error: any Error) -> String {
+        let info = (error as NSError).userInfo
+        let text = (info["NSDebugDescription"] as? String) ?? (error as NSError).localizedDescription
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     private static func flagValues(_ flags: [String: String]) -> [AbsoluteConfigKey: ConfigValue] {
