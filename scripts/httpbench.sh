@@ -16,6 +16,9 @@ tmp=$(mktemp -d); trap 'kill $blogd $nginx_pid 2>/dev/null; wait 2>/dev/null; rm
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 mkdir -p "$tmp/public"; cp public/style.css "$tmp/public/" 2>/dev/null
+# nginx's worker runs as nobody when started as root: mktemp's folder is
+# 0700, and nginx would answer 403 to every request (measured so before).
+chmod 755 "$tmp"
 p=$(free_port); h=$(free_port); n=$(free_port)
 BLOGD_LOG_LEVEL=warning BLOGD_SCRYPT_LOG_N=4 BLOGD_SCRYPT_P=1 "$bin" serve --host 127.0.0.1 --port "$p" --http "$h" \
   --db "$tmp/blog.sqlite" --public "$tmp/public" 2>"$tmp/blogd.log" & blogd=$!
@@ -59,6 +62,12 @@ rate() {  # port, extra wrk args...
   local port=$1; shift
   wrk -t2 -c"$conns" -d"${secs}s" "$@" "http://127.0.0.1:$port/reader.html" | awk '/Requests\/sec/ {print $2}'
 }
+for port in "$h" "$n"; do  # both must serve the page, whole or gzipped
+  for enc in identity gzip; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' -H "Accept-Encoding: $enc" "http://127.0.0.1:$port/reader.html")
+    [ "$code" = 200 ] || { echo "port $port answered $code for reader.html ($enc)"; exit 1; }
+  done
+done
 echo "page: reader.html, $size bytes; wrk -t2 -c$conns -d${secs}s; one run"
 b_plain=$(rate "$h"); n_plain=$(rate "$n")
 b_gzip=$(rate "$h" -H 'Accept-Encoding: gzip'); n_gzip=$(rate "$n" -H 'Accept-Encoding: gzip')
