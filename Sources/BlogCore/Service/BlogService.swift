@@ -250,7 +250,7 @@ public final class BlogService: Sendable {
             guard var owner = try users.user(named: user) else { return .postRefused }
             guard try mayActAs(user, session) else { return .postRefused }
             let weight = PageRenderer.weight(title: title, content: content)
-            let token = UUID()
+            let token = UUID.random()
             var inserted = Result { () throws(StorageError) in
                 try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight,
                                        at: now().wholeMilliseconds, layout: settings.layout, token: token)
