@@ -26,11 +26,11 @@ final class LiveLogLevel: Sendable {
 /// had it set the live level, every logger of the process would have gone
 /// quiet, the "listening on" line that scripts wait for among them.
 struct LiveLevelHandler: LogHandler {
-    var inner: StreamLogHandler
+    var inner: any LogHandler
     let live: LiveLogLevel
     private var floor: Logger.Level = .trace
 
-    init(inner: StreamLogHandler, live: LiveLogLevel) {
+    init(inner: any LogHandler, live: LiveLogLevel) {
         self.inner = inner
         self.live = live
     }

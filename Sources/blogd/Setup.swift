@@ -55,9 +55,14 @@ func bootstrapLogging(_ settings: BlogConfig) {
     // /etc/localtime with a stat call each time; with it, it reads it once.
     if getenv("TZ") == nil { setenv("TZ", ":/etc/localtime", 1) }
     LiveLogLevel.shared.level = Logger.Level(rawValue: settings.logLevel) ?? .info
+    let journal = JournalLogHandler.journalIsStandardError(ProcessInfo.processInfo.environment)
     LoggingSystem.bootstrap { label in
+        // The live level filters; the inner handler writes whatever comes.
+        if journal {
+            return LiveLevelHandler(inner: JournalLogHandler(label: label, stream: BatchedStandardError.shared.stream),
+                                    live: .shared)
+        }
         var handler = StreamLogHandler(label: label, stream: BatchedStandardError.shared.stream)
-        // The live level filters; the stream handler writes whatever comes.
         handler.logLevel = .trace
         return LiveLevelHandler(inner: handler, live: .shared)
     }

@@ -175,6 +175,20 @@ struct BlogdEndToEndTests {
         }
     }
 
+    /// Under systemd (`JOURNAL_STREAM` set) each line carries its syslog
+    /// priority for the journal and no timestamp of its own.
+    @Test func journalLinesCarryTheirPriority() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try serve(environment: ["JOURNAL_STREAM": "8:12345"])
+        _ = try server.waitForPort()
+        #expect(try exchange("nosuchcommand:x[E];", port: try server.waitForPort()) == "err:CMD[E];")
+        #expect(server.stop() == 0)
+        let lines = server.stderr.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("<6>blogd: listening on ") }, "\(server.stderr)")
+        #expect(lines.allSatisfy { $0.range(of: #"^<[2-7]>[a-z.]+: "#, options: .regularExpression) != nil },
+                "\(server.stderr)")
+    }
+
     @Test func portInUseIsOneClearError() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try serve()
