@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The wire codec: framing, requests, replies, field rules. No dependencies.
@@ -47,6 +49,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // The storage in SQLite (GRDB): one file, group commit, WAL.
@@ -56,6 +59,7 @@ let package = Package(
                 "BlogCore",
                 "CLinux",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // The same storage in PostgreSQL (PostgresNIO), so that several
@@ -78,6 +82,7 @@ let package = Package(
                 "BlogWire",
                 "BlogSockets",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // The public folder over HTTP, read-only: SwiftNIO's HTTP/1 codec on
@@ -101,9 +106,12 @@ let package = Package(
                 "BlogPostgres",
                 "BlogServer",
                 "BlogWeb",
+                "BlogSockets",
                 "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // The Swift counterpart of the original app's networking class.

@@ -60,6 +60,8 @@ final class GroupCommit: Sendable {
         self.pool = pool
         self.maxBatch = maxBatch
         self.deadline = deadline
+        // Made with the store, so that /metrics shows them from the start.
+        _ = CommitMetrics.shared
     }
 
     /// Runs `work` inside the next batch and returns once it is committed.
@@ -112,6 +114,7 @@ final class GroupCommit: Sendable {
             // Nothing of the batch is stored: each write gets its own chance.
             // (Not when the file was locked: each would wait for it again.)
             failedBatchCount.withLock { $0 += 1 }
+            CommitMetrics.shared.failures.increment()
             for job in batch {
                 job.failure = nil
                 commitTogether([job])
@@ -141,6 +144,8 @@ final class GroupCommit: Sendable {
                 }
             }
             batchSizes.withLock { $0 = ($0.batches + 1, $0.writes + batch.count) }
+            CommitMetrics.shared.commits.increment()
+            CommitMetrics.shared.batchSize.record(batch.count)
             return nil
         } catch {
             for job in batch { job.failure = error }

@@ -101,6 +101,8 @@ public final class BlogServer: Sendable {
         self.limits = ConnectionLimits(maxConnections: maxConnections,
                                        maxPerAddress: options.maxConnectionsPerAddress, exempt: exempt)
         self.refusals = RefusalLog(logger: logger)
+        // Made with the server, so that /metrics shows them from the start.
+        _ = (RequestMetrics.shared, ConnectionMetrics.shared, LaneMetrics.shared, BudgetMetrics.shared)
     }
 
     /// The connection limit for `maxConnections` 0: half of the descriptors

@@ -46,16 +46,24 @@ final class RequestRouter: Sendable {
     func route(_ body: [UInt8], session: Session, from key: AddressKey, at started: Moment,
                done: @escaping @Sendable (Outcome, Session) -> Void) -> Outcome? {
         guard let command = Request.command(of: body) else {
-            return answer(Outcome(reply: Self.unknownCommandReply(body)), session)
+            return answer(Outcome(reply: Self.unknownCommandReply(body)), nil, session)
         }
         var session = session
         if command.hashesPassword { session.standing = standing.standing(of: key, at: started) }
         let job: @Sendable () -> Void = { [service, audit, clock, standing, session] in
             var session = session
+            // (The hash lane's wait is for a hashing thread: the service measures it.)
+            if !command.hashesPassword { LaneMetrics.shared.postWait.recordSeconds(clock.now().seconds(since: started)) }
             let outcome = service.handle(message: body, session: &session)
             let now = clock.now()
-            if command.hashesPassword { standing.record(outcome.reply, for: key, at: now) }
-            audit.request(outcome, peer: session.peerAddress, seconds: now.seconds(since: started))
+            if command.hashesPassword {
+                standing.record(outcome.reply, for: key, at: now)
+            } else {
+                LaneMetrics.shared.postDepth.decrement()
+            }
+            let seconds = now.seconds(since: started)
+            RequestMetrics.shared.record(command, outcome.reply, seconds: seconds)
+            audit.request(outcome, peer: session.peerAddress, seconds: seconds)
             done(outcome, session)
         }
         guard command.hashesPassword else {
@@ -69,15 +77,22 @@ final class RequestRouter: Sendable {
             default: body.count
             }
             guard postBudget.take(Double(cost), for: key, at: started) else {
-                return answer(Outcome(reply: .busy, command: command.rawValue), session)
+                BudgetMetrics.shared.postBytes.increment()
+                return answer(Outcome(reply: .busy, command: command.rawValue), command, session)
             }
+            LaneMetrics.shared.postDepth.increment()
             posts.submit(job)
             return nil
         }
         // The budget first: an address over it must not take a place in
         // the lane, even for a moment, from one that is not.
-        guard hashBudget.take(for: key, at: started), hashing.reserve(session.standing) else {
-            return answer(Outcome(reply: .busy, command: command.rawValue), session)
+        guard hashBudget.take(for: key, at: started) else {
+            BudgetMetrics.shared.hashes.increment()
+            return answer(Outcome(reply: .busy, command: command.rawValue), command, session)
+        }
+        guard hashing.reserve(session.standing) else {
+            BudgetMetrics.shared.hashLane.increment()
+            return answer(Outcome(reply: .busy, command: command.rawValue), command, session)
         }
         hashing.run(session.standing, job)
         return nil
@@ -89,7 +104,9 @@ final class RequestRouter: Sendable {
     /// the default budget, 32 a second from one address.
     static let leastEditCost = 8192
 
-    private func answer(_ outcome: Outcome, _ session: Session) -> Outcome {
+    /// An outcome given at once, on the loop (no lane, so no duration).
+    private func answer(_ outcome: Outcome, _ command: Request.Command?, _ session: Session) -> Outcome {
+        RequestMetrics.shared.record(command, outcome.reply, seconds: nil)
         audit.request(outcome, peer: session.peerAddress, seconds: 0)
         return outcome
     }

@@ -6,6 +6,7 @@ import BlogWeb
 import Foundation
 import Logging
 import CLinux
+import Prometheus
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,6 +30,10 @@ struct Serve: AsyncParsableCommand {
             help: ArgumentHelp("Also serve the public folder over HTTP on this port (default: off; BLOGD_HTTP_PORT).",
                                valueName: "port"))
     var httpPort: Int?
+    @Option(name: .customLong("metrics"), help: "Serve /metrics (Prometheus text) on this port; 0 picks any free port.")
+    var metricsPort: Int?
+    @Option(name: .customLong("metrics-host"), help: "Address the metrics listener binds (default 127.0.0.1).")
+    var metricsHost: String?
 
     /// The settings given as flags, over the file and the environment.
     var commandLineFlags: [String: String] {
@@ -36,6 +41,8 @@ struct Serve: AsyncParsableCommand {
         flags["host"] = host
         flags["port"] = port.map(String.init)
         flags["http_port"] = httpPort.map(String.init)
+        flags["metrics_port"] = metricsPort.map(String.init)
+        flags["metrics_host"] = metricsHost
         return flags
     }
 
@@ -47,8 +54,10 @@ struct Serve: AsyncParsableCommand {
         _ = clinux_set_mmap_threshold(1 << 20)
         let settings = try await data.load(extra: commandLineFlags)
         bootstrapLogging(settings)
+        // Before anything that counts is made (see MetricsSetup).
+        let registry = settings.metricsPort == nil ? nil : MetricsSetup.bootstrap()
         let logger = Logger(label: "blogd")
-        let (store, service) = try openService(settings, logger: Logger(label: "blogd.service"))
+        let (store, service) = try openService(settings, metered: registry != nil, logger: Logger(label: "blogd.service"))
         if !FileManager.default.fileExists(atPath: settings.publicFolder + "/style.css") {
             logger.warning("no style.css in the public folder; pages will be unstyled", metadata: ["public": "\(settings.publicFolder)"])
         }
@@ -65,11 +74,12 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw fail(error.description)
         } }
-        try await serve(settings, store: store, service: service, termination: termination, logger: logger)
+        try await serve(settings, store: store, service: service, registry: registry, termination: termination,
+                        logger: logger)
     }
 
     private func serve(_ settings: BlogConfig, store: any BlogStorage, service: BlogService,
-                       termination: TerminationSignal, logger: Logger) async throws {
+                       registry: PrometheusCollectorRegistry?, termination: TerminationSignal, logger: Logger) async throws {
         raiseFileLimit()
         let options = Self.serverOptions(settings)
         let server = BlogServer(service: service, options: options, logger: Logger(label: "blogd.server"))
@@ -100,6 +110,19 @@ struct Serve: AsyncParsableCommand {
             }
             if let web { service.pages.changes.observe { web.pageChanged($0) } }
             logger.info("http on \(shownHost):\(web!.port)", metadata: ["public": "\(settings.publicFolder)"])
+        }
+        var metrics: MetricsServer?
+        if let registry, let metricsPort = settings.metricsPort {
+            do {
+                metrics = try await MetricsServer(host: settings.metricsHost, port: metricsPort,
+                                                  logger: Logger(label: "blogd.metrics")) { registry.emitToBuffer() }
+            } catch {
+                server.stop(timeout: 1)
+                await web?.stop()
+                throw fail(error.description)
+            }
+            let host = settings.metricsHost.contains(":") ? "[\(settings.metricsHost)]" : settings.metricsHost
+            logger.info("metrics on \(host):\(metrics!.port)")
         }
         if settings.proxyProtocol && settings.trustedProxies.isEmpty {
             // Not fatal: nobody can spoof an address this way, and every
@@ -133,6 +156,7 @@ struct Serve: AsyncParsableCommand {
             logger.warning("some connections did not close in time")
         }
         await web?.stop()
+        await metrics?.stop()
         // A second at most: with the database gone it would wait out a
         // whole storage deadline, and the next start writes it anyway.
         RequestDeadline.$end.withValue(.now + .seconds(1)) { service.writeIndex() }

@@ -29,15 +29,17 @@ struct DataOptions: ParsableArguments {
 
 /// The store and service a configuration describes; fails with one clear
 /// line when the public folder or the database cannot be used.
-func openService(_ settings: BlogConfig, logger: Logger) throws -> (any BlogStorage, BlogService) {
+/// With `metered`, the storage's failures are counted (`MeteredStorage`).
+func openService(_ settings: BlogConfig, metered: Bool = false, logger: Logger) throws -> (any BlogStorage, BlogService) {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: settings.publicFolder, isDirectory: &isFolder), isFolder.boolValue,
           FileManager.default.isWritableFile(atPath: settings.publicFolder) else {
         throw fail("public folder not found or not writable: \(settings.publicFolder)")
     }
     do {
-        let store = try Database.open(settings.database, layout: settings.serviceSettings.layout,
-                                      deadline: settings.storageDeadline, logger: Logger(label: "blogd.postgres"))
+        let opened = try Database.open(settings.database, layout: settings.serviceSettings.layout,
+                                       deadline: settings.storageDeadline, logger: Logger(label: "blogd.postgres"))
+        let store: any BlogStorage = metered ? MeteredStorage(opened) : opened
         let service = try BlogService(
             store: store, pages: PageStore(folder: URL(fileURLWithPath: settings.publicFolder)),
             settings: settings.serviceSettings, logger: logger)

@@ -288,7 +288,7 @@ struct ConfigLoaderTests {
     private static let otherValues: [String: String] = [
         "host": #""127.0.0.1""#, "port": "6001", "db": #""x.sqlite""#, "storage_deadline": "4",
         "public": #""www""#, "http_port": "8081", "http_max_header_bytes": "4096", "http_timeout": "3",
-        "http_max_connections": "10", "http_max_connections_per_address": "3", "http_access_log": "true",
+        "http_max_connections": "10", "metrics_port": "9151", "metrics_host": #""::1""#, "http_max_connections_per_address": "3", "http_access_log": "true",
         "base_url": #""https://blog.example.org/""#, "keep_alive": "true", "max_message_bytes": "2048",
         "read_timeout": "2", "max_connections": "50", "evict_idle": "false", "evict_idle_after": "5",
         "event_loops": "2", "max_connections_per_address": "5", "hashes_per_address_per_second": "3",

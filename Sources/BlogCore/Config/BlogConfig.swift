@@ -26,6 +26,12 @@ public struct BlogConfig: Sendable, Equatable {
     public var httpMaxConnectionsPerAddress = 32
     /// A log line for each HTTP request (`blogd.http.access`, info level).
     public var httpAccessLog = false
+    /// Serve the metrics (`/metrics`, Prometheus text) on this port (off
+    /// when nil; 0 picks any free port), on a listener of their own.
+    public var metricsPort: Int?
+    /// Address the metrics listener binds: loopback unless told, since
+    /// the figures are for the operator.
+    public var metricsHost = "127.0.0.1"
     /// The web folder where `NAME.html` pages go, beside `style.css`.
     public var publicFolder = "public"
     /// Answer many messages per connection instead of one.

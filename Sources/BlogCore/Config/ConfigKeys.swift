@@ -36,6 +36,10 @@ public enum ConfigKeys {
             "\($0.httpMaxConnectionsPerAddress)"
         },
         Key(name: "http_access_log", summary: "one log line per HTTP request") { "\($0.httpAccessLog)" },
+        Key(name: "metrics_port", summary: "serve Prometheus /metrics on this port (off when unset)") {
+            $0.metricsPort.map(String.init) ?? "off"
+        },
+        Key(name: "metrics_host", summary: "address the metrics listener binds") { $0.metricsHost },
         Key(name: "base_url", summary: "where the public folder is served, for feeds' absolute links") {
             $0.effectiveBaseURL
         },

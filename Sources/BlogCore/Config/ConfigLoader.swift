@@ -123,6 +123,10 @@ public enum ConfigLoader {
         config.httpMaxConnections = try int(reader, "http_max_connections", config.httpMaxConnections, 1...1_000_000)
         config.httpMaxConnectionsPerAddress = try int(reader, "http_max_connections_per_address", config.httpMaxConnectionsPerAddress, 1...1_000_000)
         config.httpAccessLog = try bool(reader, "http_access_log", config.httpAccessLog)
+        if reader.int(forKey: "metrics_port") != nil || reader.string(forKey: "metrics_port") != nil {
+            config.metricsPort = try int(reader, "metrics_port", 0, 0...65535)
+        }
+        config.metricsHost = try string(reader, "metrics_host", config.metricsHost)
         config.database = try string(reader, "db", config.database)
         config.storageDeadline = try double(reader, "storage_deadline", config.storageDeadline, 0.1...600)
         config.publicFolder = try string(reader, "public", config.publicFolder)

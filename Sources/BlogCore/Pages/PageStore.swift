@@ -148,6 +148,16 @@ public struct PageStore: Sendable {
     /// and renamed into place without a swap (were it there after all,
     /// the rename replaces it as atomically).
     public func write(_ bytes: [UInt8], file name: String, new: Bool = false) throws(PageError) {
+        do {
+            try writeFile(bytes, file: name, new: new)
+            PageMetrics.shared.writes.increment()
+        } catch {
+            PageMetrics.shared.writeErrors.increment()
+            throw error
+        }
+    }
+
+    private func writeFile(_ bytes: [UInt8], file name: String, new: Bool) throws(PageError) {
         let target = prefix + name
         let slash = name.lastIndex(of: "/")
         let folderPart = slash.map { String(name[...$0]) } ?? ""

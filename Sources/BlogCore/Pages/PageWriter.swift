@@ -61,7 +61,10 @@ final class PageWriter: Sendable {
                 }
                 let left = RequestDeadline.seconds(upTo: .infinity)
                 if semaphore.wait(timeout: .now() + left) == .timedOut {
-                    throw StorageError.deadlineExceeded(seconds: left)
+                    // No storage call saw this one: counted here.
+                    let error = StorageError.deadlineExceeded(seconds: left)
+                    StorageMetrics.shared.record(error)
+                    throw error
                 }
             case .write(let shown): return try writeClaimed(user, shown: shown)
             }

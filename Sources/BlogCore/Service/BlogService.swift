@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import Metrics
 import Synchronization
 import BlogWire
 
@@ -111,6 +112,8 @@ public final class BlogService: Sendable {
         }
         self.logger = logger
         self.now = now
+        // Made with the service, so that /metrics shows them from the start.
+        _ = (HashWaitMetrics.shared, PageMetrics.shared)
     }
 
     /// Posts answered `post:ERR` that the database may still hold, waiting
@@ -368,8 +371,10 @@ public final class BlogService: Sendable {
     /// in at once.
     private func hashing<T: Sendable, E: Error>(for session: Session, _ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
         hashCount.add(1, ordering: .relaxed)
+        let asked = ContinuousClock.now
         return try HashingThreads.shared.run(for: session.peerAddress, standing: session.standing) { [self] () -> Result<T, E> in
             let started = ContinuousClock.now
+            HashWaitMetrics.shared.wait.record(duration: started - asked)
             defer {
                 // Racing updates may lose a sample; an average does not mind.
                 let sample = Self.nanoseconds(ContinuousClock.now - started)

@@ -75,10 +75,14 @@ final class ConnectionLimits: Sendable {
     /// take it in between, and a crowd connecting fast always would.
     func admit(from key: AddressKey?, evicting evict: () -> Bool = { false }) -> Admission? {
         accepted.add(1, ordering: .relaxed)
+        ConnectionMetrics.shared.accepted.increment()
         if key.map(reserveAddress) ?? true {
             if reserve(served, below: maxConnections) { return .served }
             if isUnderShare(key), evict() { return .served }
             key.map(releaseAddress)
+            ConnectionMetrics.shared.refusedOverLimit.increment()
+        } else {
+            ConnectionMetrics.shared.refusedPerAddress.increment()
         }
         if reserve(rejected, below: maxConnections) { return .rejected }
         return nil

@@ -52,6 +52,12 @@ final class HashLane: Sendable {
     /// Takes a place for one request of an address in `standing`; false
     /// when the lane is full for it. Every true is followed by `run` or `cancel`.
     func reserve(_ standing: Standing = .proven) -> Bool {
+        guard take(standing) else { return false }
+        LaneMetrics.shared.hashDepth.increment()
+        return true
+    }
+
+    private func take(_ standing: Standing) -> Bool {
         let limit = capacity
         guard standing != .proven else { return Self.take(admitted, below: limit) }
         guard Self.take(unproven, below: max(1, limit / 2)) else { return false }
@@ -76,6 +82,7 @@ final class HashLane: Sendable {
     }
 
     private func release(_ standing: Standing) {
+        LaneMetrics.shared.hashDepth.decrement()
         admitted.subtract(1, ordering: .relaxed)
         if standing != .proven { unproven.subtract(1, ordering: .relaxed) }
     }

@@ -306,6 +306,7 @@ final class EventLoop: @unchecked Sendable {
         }
         slots[slot] = connection
         openConnections.add(1, ordering: .relaxed)
+        ConnectionMetrics.shared.open.increment()
         switch admission {
         case .served: apply(connection.machine.start(at: now), to: connection, at: now)
         case .rejected: apply(connection.machine.reject(with: .busy, at: now), to: connection, at: now)
@@ -377,6 +378,7 @@ final class EventLoop: @unchecked Sendable {
                         // is counted where it happens).
                         if !connection.evicted { context.refusals.note(.overLimit, at: now) }
                     } else {
+                        RequestMetrics.shared.recordWithoutMessage(reply)
                         context.audit.refused(reply, peer: connection.session.peerAddress)
                     }
                 case .pauseReading, .resumeReading:
@@ -421,6 +423,7 @@ final class EventLoop: @unchecked Sendable {
         connection.session = Session(peerAddress: client.host)
         connection.budgetKey = key
         guard context.limits.reserveAddress(key) else {
+            ConnectionMetrics.shared.refusedPerAddress.increment()
             return connection.machine.reject(with: .busy, at: now)
         }
         connection.limitedKey = key
@@ -489,6 +492,7 @@ final class EventLoop: @unchecked Sendable {
         connection.socket.close()
         if let admission = connection.admission { context.limits.release(admission, from: connection.limitedKey) }
         openConnections.subtract(1, ordering: .relaxed)
+        ConnectionMetrics.shared.open.decrement()
         if connection.countedUnread { unreadConnections.subtract(1, ordering: .relaxed) }
         if connection.countedRefusing { refusingConnections.subtract(1, ordering: .relaxed) }
     }
@@ -525,6 +529,7 @@ final class EventLoop: @unchecked Sendable {
         connection.limitedKey = nil
         connection.evicted = true
         context.refusals.note(.evicted, at: now)
+        ConnectionMetrics.shared.evicted.increment()
         // It says why while it closes, if even that has room; otherwise
         // it goes without a word.
         guard context.limits.reserveRejected() else {

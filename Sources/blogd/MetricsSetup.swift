@@ -1,0 +1,48 @@
+import BlogCore
+import Metrics
+import Prometheus
+
+/// The metrics of `blogd serve`: swift-metrics into one Prometheus
+/// registry, which the metrics listener prints. The libraries only speak
+/// swift-metrics; this is the one place that names a backend.
+///
+/// It must run before the database, the service or the server is made:
+/// they make their metrics once, from whatever system is in force then,
+/// and one made earlier would count into nothing for good.
+///
+///     let registry = MetricsSetup.bootstrap()
+///     let text = registry.emitToString()
+enum MetricsSetup {
+    /// Request latency, from a reply on the loop (well under a millisecond)
+    /// to a login's scrypt (about 100 ms in a release build) and a request
+    /// that waited out its storage deadline (3 s by default).
+    static let latencyBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(75), .milliseconds(100),
+        .milliseconds(150), .milliseconds(200), .milliseconds(300), .milliseconds(500), .milliseconds(750),
+        .seconds(1), .seconds(2), .seconds(3), .seconds(5), .seconds(10),
+    ]
+
+    /// A lane's wait: nothing, usually; up to `max_hash_wait` (2 s) for
+    /// the hash lane under a flood of logins.
+    static let waitBuckets: [Duration] = [
+        .microseconds(100), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(10),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+        .seconds(1), .seconds(2), .seconds(5),
+    ]
+
+    /// Writes per group commit: 1 when quiet, up to the batch limit (256).
+    static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+
+    /// Makes the registry and puts it in force for swift-metrics. Once
+    /// per process.
+    static func bootstrap() -> PrometheusCollectorRegistry {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = latencyBuckets
+        factory.durationHistogramBuckets = [MetricName.requestDuration: latencyBuckets, MetricName.laneWait: waitBuckets]
+        factory.valueHistogramBuckets = [MetricName.groupCommitBatchSize: batchBuckets]
+        MetricsSystem.bootstrap(factory)
+        return registry
+    }
+}
