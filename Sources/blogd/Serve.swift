@@ -40,6 +40,8 @@ struct Serve: AsyncParsableCommand {
         bootstrapLogging(settings)
         let logger = Logger(label: "blogd")
         let (store, service) = try openService(settings, logger: Logger(label: "blogd.service"))
+        let hold = try holdDatabase(settings, as: .server)
+        defer { hold?.release() }
         if !FileManager.default.fileExists(atPath: settings.publicFolder + "/style.css") {
             logger.warning("no style.css in the public folder; pages will be unstyled", metadata: ["public": "\(settings.publicFolder)"])
         }
