@@ -5,7 +5,7 @@ import Logging
 struct Rebuild: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Rewrite pages from the database (all users, or the named ones).",
-        discussion: "The database is the source of truth; pages are derived from it. Run it while the server is stopped: `blogd serve` also checks every page at start and rewrites those that are missing, stale or damaged.")
+        discussion: "The database is the source of truth; pages are derived from it. It refuses while a server runs on the same SQLite database (stop it first): `blogd serve` also checks every page at start and rewrites those that are missing, stale or damaged.")
 
     @OptionGroup var data: DataOptions
     @Argument(help: "Users whose pages to rewrite (default: everyone).")
@@ -16,6 +16,8 @@ struct Rebuild: AsyncParsableCommand {
         bootstrapLogging(settings)
         let (store, service) = try openService(settings, logger: Logger(label: "blogd.rebuild"))
         defer { try? store.close() }
+        let hold = try holdDatabase(settings, as: .rebuild)
+        defer { hold?.release() }
         do {
             let rebuilt = try service.rebuildPages(of: names)
             print("rebuilt the pages of \(rebuilt.count) user\(rebuilt.count == 1 ? "" : "s")")

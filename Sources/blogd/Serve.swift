@@ -58,6 +58,8 @@ struct Serve: AsyncParsableCommand {
         let registry = settings.metricsPort == nil ? nil : MetricsSetup.bootstrap()
         let logger = Logger(label: "blogd")
         let (store, service) = try openService(settings, metered: registry != nil, logger: Logger(label: "blogd.service"))
+        let hold = try holdDatabase(settings, as: .server)
+        defer { hold?.release() }
         if !FileManager.default.fileExists(atPath: settings.publicFolder + "/style.css") {
             logger.warning("no style.css in the public folder; pages will be unstyled", metadata: ["public": "\(settings.publicFolder)"])
         }
