@@ -193,7 +193,9 @@ struct BlogdEndToEndTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try serve()
         let port = try first.waitForPort()
-        let result = try runBlogd(["serve", "--host", "127.0.0.1", "--port", "\(port)", "--db", db, "--public", publicFolder],
+        // Another database: on the same one the server lock refuses first.
+        let other = folder.appendingPathComponent("data/other.sqlite").path
+        let result = try runBlogd(["serve", "--host", "127.0.0.1", "--port", "\(port)", "--db", other, "--public", publicFolder],
                                   environment: environment)
         #expect(result.status == 1)
         #expect(result.err.contains("bind"))
