@@ -28,14 +28,7 @@ struct Backup: AsyncParsableCommand {
     var file: String
 
     func run() async throws {
-        var flags: [String: String] = [:]
-        flags["db"] = db
-        let database: String
-        do {
-            database = try await ConfigLoader.load(file: config, flags: flags).database
-        } catch {
-            throw fail(error.description)
-        }
+        let database = try await configuredDatabase(config: config, db: db)
         do {
             try Self.backup(database, to: file, replace: force)
         } catch {

@@ -27,6 +27,16 @@ struct DataOptions: ParsableArguments {
     }
 }
 
+/// The database the config file, `BLOGD_*` and `--db` name, for commands
+/// that need nothing else; a config error stops with one line.
+func configuredDatabase(config: String?, db: String?) async throws -> String {
+    do {
+        return try await ConfigLoader.load(file: config, flags: db.map { ["db": $0] } ?? [:]).database
+    } catch {
+        throw fail(error.description)
+    }
+}
+
 /// The store and service a configuration describes; fails with one clear
 /// line when the public folder or the database cannot be used.
 /// With `metered`, the storage's failures are counted (`MeteredStorage`).

@@ -15,14 +15,7 @@ struct Users: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        var flags: [String: String] = [:]
-        flags["db"] = db
-        let database: String
-        do {
-            database = try await ConfigLoader.load(file: config, flags: flags).database
-        } catch {
-            throw fail(error.description)
-        }
+        let database = try await configuredDatabase(config: config, db: db)
         do {
             // Quiet: stdout is the listing, which scripts parse.
             let store = try Database.open(database, layout: PageLayout(pageSize: 50), readOnly: true,

@@ -120,8 +120,9 @@ public enum ConfigKeys {
     /// Levenshtein distance over UTF-8 bytes (keys are ASCII).
     static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a.utf8), b = Array(b.utf8)
+        guard !a.isEmpty else { return b.count }
         var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
+        for i in 1...a.count {
             var previous = row[0]
             row[0] = i
             for j in stride(from: 1, through: b.count, by: 1) {
@@ -130,6 +131,6 @@ public enum ConfigKeys {
                 previous = current
             }
         }
-        return a.isEmpty ? b.count : row[b.count]
+        return row[b.count]
     }
 }
