@@ -10,6 +10,9 @@
 -- whose pages answer 410 Gone.
 -- Each user keeps its post count and newest post (post_count, last_post_id,
 -- last_post_at) so that the index of blogs reads at most its length of rows.
+-- posts_version counts every change to a user's posts (insert, edit,
+-- delete): the server's in-memory copy of a blog's newest posts is good
+-- while it matches. A change made by hand must add one to it.
 -- Leases and failed logins are shared by every instance on the database;
 -- their times are seconds since 1970.
 
@@ -19,7 +22,7 @@ CREATE TABLE users (
                           CHECK (length(name) BETWEEN 1 AND 32),
     password_hash TEXT    NOT NULL CHECK (password_hash <> ''),
     created_at    TEXT    NOT NULL
-, post_count INTEGER NOT NULL DEFAULT 0, last_post_id INTEGER, last_post_at TEXT, suspended_at TEXT);
+, post_count INTEGER NOT NULL DEFAULT 0, last_post_id INTEGER, last_post_at TEXT, suspended_at TEXT, posts_version INTEGER NOT NULL DEFAULT 0);
 
 CREATE TABLE posts (
     id         INTEGER PRIMARY KEY AUTOINCREMENT,

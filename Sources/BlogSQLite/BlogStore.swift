@@ -13,6 +13,8 @@ public final class BlogStore: BlogStorage {
     let commits: GroupCommit
     let gate = CloseGate()
     let pageLocks: PageLockFile
+    /// Each recently written blog's newest posts, for the page writer.
+    let newest = NewestPostsCache()
     public let path: String
 
     /// Opens (or, with `create`, creates) the database at `path` and brings
@@ -74,6 +76,7 @@ public final class BlogStore: BlogStorage {
     /// Deletes a user (and, by cascade, their posts).
     public func deleteUser(id: Int64) throws(StorageError) {
         try gate.pass { () throws(StorageError) in try delete(UserRecord.self, id) }
+        newest.forget(id)
     }
 
     private func delete<Record: TableRecord>(_ type: Record.Type, _ id: Int64) throws(StorageError) {
@@ -97,7 +100,7 @@ public final class BlogStore: BlogStorage {
                                    arguments: [id, post.userID, now])
                 }
                 try db.execute(sql: """
-                    UPDATE users SET post_count = post_count - 1,
+                    UPDATE users SET post_count = post_count - 1, posts_version = posts_version + 1,
                         (last_post_id, last_post_at) = (SELECT id, created_at FROM posts WHERE user_id = ?1
                                                         ORDER BY page DESC, id DESC LIMIT 1)
                     WHERE id = ?1
@@ -123,6 +126,7 @@ public final class BlogStore: BlogStorage {
                     UPDATE posts SET title = ?, content = ?, weight = ?, updated_at = ? WHERE id = ? AND user_id = ?
                     """, arguments: [title, content, weight, date, id, userID])
                 guard db.changesCount == 1 else { return nil }
+                try db.execute(sql: "UPDATE users SET posts_version = posts_version + 1 WHERE id = ?", arguments: [userID])
                 return try PostRecord.fetchOne(db, key: id)
             }
         }
@@ -166,7 +170,7 @@ public final class BlogStore: BlogStorage {
         // rendered from this record must equal one rendered from the row.
         let date = date.wholeMilliseconds
         return try gate.pass { () throws(StorageError) in
-            try write { db in
+            try write({ db in
                 let last = try Self.newestGroup(db, userID: userID)
                 let page = layout.page(forWeight: weight, after: last)
                 try db.cachedStatement(sql: """
@@ -176,13 +180,17 @@ public final class BlogStore: BlogStorage {
                                       createdAt: date, page: page, weight: weight)
                 // In the same savepoint: a user suspended (or deleted) by
                 // the admin since the service looked gets no post.
-                try db.cachedStatement(sql: """
-                    UPDATE users SET post_count = post_count + 1, last_post_id = ?, last_post_at = ?
-                    WHERE id = ? AND suspended_at IS NULL
-                    """).execute(arguments: [post.id, date, userID])
-                guard db.changesCount == 1 else { throw StorageError.unknownUser }
-                return NewPost(record: post)
-            }
+                let version = try Int64.fetchOne(db.cachedStatement(sql: """
+                    UPDATE users SET post_count = post_count + 1, last_post_id = ?, last_post_at = ?,
+                        posts_version = posts_version + 1
+                    WHERE id = ? AND suspended_at IS NULL RETURNING posts_version
+                    """), arguments: [post.id, date, userID])
+                guard let version else { throw StorageError.unknownUser }
+                return (NewPost(record: post), version)
+            }, committed: { [newest] (post: NewPost, version: Int64) in
+                newest.inserted(PostStub(id: post.record.id, page: post.record.page, weight: post.record.weight),
+                                of: userID, version: version)
+            }).0
         }
     }
 
@@ -203,9 +211,10 @@ public final class BlogStore: BlogStorage {
 
     /// Runs `work` in the next group commit, mapping the constraints a
     /// caller can cause (a taken name, an unknown user) to their own errors.
-    func write<T: Sendable>(_ work: @escaping (Database) throws -> T) throws(StorageError) -> T {
+    func write<T: Sendable>(_ work: @escaping (Database) throws -> T,
+                            committed: ((T) -> Void)? = nil) throws(StorageError) -> T {
         do {
-            return try commits.write(work)
+            return try commits.write(work, committed: committed)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             throw .nameTaken
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
@@ -231,11 +240,26 @@ public final class BlogStore: BlogStorage {
         }
     }
 
+    /// From memory while the blog's `posts_version` is the one the copy
+    /// was made at (one row read); otherwise read, and kept.
     public func newestPosts(ofUserID userID: Int64) throws(StorageError) -> [PostStub] {
-        try readOne { db in try Self.newestPosts(db, userID: userID) }
+        let version = try readOne { db in try Self.postsVersion(db, userID: userID) }
+        if let version, let posts = newest.posts(of: userID, version: version) { return posts }
+        // The version and the posts in one snapshot, or an insert between
+        // the two reads would be counted twice.
+        return try read { db in
+            let version = try Self.postsVersion(db, userID: userID)
+            let posts = try Self.newestPosts(db, userID: userID)
+            if let version { newest.store(posts, of: userID, version: version) }
+            return posts
+        }
     }
 
-    private static func newestPosts(_ db: Database, userID: Int64) throws -> [PostStub] {
+    private static func postsVersion(_ db: Database, userID: Int64) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT posts_version FROM users WHERE id = ?"), arguments: [userID])
+    }
+
+    static func newestPosts(_ db: Database, userID: Int64) throws -> [PostStub] {
         let statement = try db.cachedStatement(sql: """
             SELECT id, page, weight, updated_at FROM posts
             WHERE user_id = ?1 AND page >= coalesce(

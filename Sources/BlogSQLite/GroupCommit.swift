@@ -22,6 +22,8 @@ import Synchronization
 final class GroupCommit: Sendable {
     private final class Job: @unchecked Sendable {
         let work: (Database) throws -> Void
+        /// Run by the committer once the batch is on disk, in commit order.
+        let committed: (() -> Void)?
         let done = DispatchSemaphore(value: 0)
         /// Set by the committer before `done` is signalled.
         var failure: (any Error)?
@@ -30,8 +32,9 @@ final class GroupCommit: Sendable {
         private let state = Atomic<UInt8>(Job.waiting)
         private static let waiting: UInt8 = 0, taken: UInt8 = 1, abandoned: UInt8 = 2
 
-        init(_ work: @escaping (Database) throws -> Void) {
+        init(_ work: @escaping (Database) throws -> Void, committed: (() -> Void)?) {
             self.work = work
+            self.committed = committed
         }
 
         /// The committer: false when the caller gave up on it.
@@ -65,12 +68,16 @@ final class GroupCommit: Sendable {
     }
 
     /// Runs `work` inside the next batch and returns once it is committed.
-    func write<T: Sendable>(_ work: @escaping (Database) throws -> T) throws -> T {
+    /// `committed` gets the result on the committer's thread, before any
+    /// later batch commits and before this call returns: what it records
+    /// follows the database's commit order.
+    func write<T: Sendable>(_ work: @escaping (Database) throws -> T,
+                            committed: ((T) -> Void)? = nil) throws -> T {
         let result = Mutex<T?>(nil)
-        let job = Job { db in
+        let job = Job({ db in
             let value = try work(db)
             result.withLock { $0 = value }
-        }
+        }, committed: committed.map { committed in { committed(result.withLock { $0! }) } })
         let mustSchedule = pending.withLock { state in
             state.jobs.append(job)
             defer { state.scheduled = true }
@@ -143,6 +150,7 @@ final class GroupCommit: Sendable {
                     }
                 }
             }
+            for job in batch where job.failure == nil { job.committed?() }
             batchSizes.withLock { $0 = ($0.batches + 1, $0.writes + batch.count) }
             CommitMetrics.shared.commits.increment()
             CommitMetrics.shared.batchSize.record(batch.count)

@@ -93,6 +93,14 @@ enum Schema {
         CREATE INDEX posts_by_user ON posts(user_id, page, id, weight, updated_at);
         """
 
+    /// Every change to a user's posts counts in `posts_version`, in the
+    /// change's own transaction: the page writer keeps each blog's newest
+    /// posts in memory and needs one row, not fifty, to know they are
+    /// still what the database holds (`NewestPostsCache`).
+    static let version6 = """
+        ALTER TABLE users ADD COLUMN posts_version INTEGER NOT NULL DEFAULT 0;
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -111,6 +119,9 @@ enum Schema {
         }
         migrator.registerMigration("v5-covering-post-index") { db in
             try db.execute(sql: version5)
+        }
+        migrator.registerMigration("v6-posts-version") { db in
+            try db.execute(sql: version6)
         }
         return migrator
     }

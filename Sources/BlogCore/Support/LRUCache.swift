@@ -7,7 +7,7 @@
 ///     cache["a"] = 1; cache["b"] = 2
 ///     _ = cache["a"]          // a is now the most recent
 ///     cache["c"] = 3          // forgets b
-struct LRUCache<Key: Hashable, Value> {
+package struct LRUCache<Key: Hashable, Value> {
     private struct Node {
         var key: Key
         var value: Value
@@ -15,20 +15,20 @@ struct LRUCache<Key: Hashable, Value> {
         var older: Int?
     }
 
-    let capacity: Int
+    package let capacity: Int
     private var nodes: [Node] = []
     private var index: [Key: Int] = [:]
     private var newest: Int?
     private var oldest: Int?
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity >= 1)
         self.capacity = capacity
     }
 
-    var count: Int { index.count }
+    package var count: Int { index.count }
 
-    subscript(key: Key) -> Value? {
+    package subscript(key: Key) -> Value? {
         mutating get {
             guard let slot = index[key] else { return nil }
             touch(slot)
