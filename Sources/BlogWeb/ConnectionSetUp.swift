@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// How each connection's pipeline is made: NIO's HTTP/1 codec with the
 /// header limits and its pipelining assistance (one request at a time),
@@ -13,6 +14,11 @@ struct ConnectionSetUp: Sendable {
     let accessLog: Logger?
     let pending: PendingCount
     let logger: Logger
+    /// Speak TLS with these (an HTTPS listener).
+    var tls: TLSCertificates?
+    /// Answer with a redirect to HTTPS on this port (a plain listener
+    /// when told to send everyone to HTTPS).
+    var redirectPort: Int?
 
     /// Sets up `channel`'s pipeline; on its event loop.
     func configure(_ channel: any Channel) throws {
@@ -20,6 +26,8 @@ struct ConnectionSetUp: Sendable {
         decoderLimits.maxHeaderFieldSize = limits.maxHeaderBytes
         decoderLimits.maxHeaderListSize = limits.maxHeaderBytes
         let pipeline = channel.pipeline.syncOperations
+        // The context of now: a reload reaches the connections made after it.
+        if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls.context)) }
         // Error handling is BadRequestHandler's; the headers are ours, made
         // valid, so the encoder need not check them again.
         try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false,
@@ -28,6 +36,7 @@ struct ConnectionSetUp: Sendable {
         try pipeline.addHandler(BadRequestHandler())
         try pipeline.addHandler(RequestDeadlineHandler(timeout: TimeAmount(limits.timeout)))
         try pipeline.addHandler(connections.tracker())
-        try pipeline.addHandler(PageResponder(files: files, accessLog: accessLog, pending: pending, logger: logger))
+        try pipeline.addHandler(PageResponder(files: files, accessLog: accessLog, pending: pending, logger: logger,
+                                              redirectPort: redirectPort))
     }
 }

@@ -32,8 +32,12 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
     /// Close once the response in progress is written.
     private var closeAfterResponse = false
 
-    init(files: PublicFolderHandler, accessLog: Logger?, pending: PendingCount, logger: Logger) {
+    /// Send every request but the health check to HTTPS on this port.
+    private let redirectPort: Int?
+
+    init(files: PublicFolderHandler, accessLog: Logger?, pending: PendingCount, logger: Logger, redirectPort: Int? = nil) {
         self.files = files
+        self.redirectPort = redirectPort
         self.logger = logger
         self.accessLog = accessLog
         self.pending = pending
@@ -44,6 +48,10 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         let request = Request(head)
         responding = true
         closeAfterResponse = closeAfterResponse || !head.isKeepAlive
+        if let redirectPort, request.path != "/healthz" {
+            send(HTTPSRedirect.reply(to: head, port: redirectPort), to: request, context: context)
+            return
+        }
         if let reply = files.immediateReply(method: request.method, path: request.path, fields: request.fields) {
             send(reply, to: request, context: context)
             return

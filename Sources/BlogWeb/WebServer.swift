@@ -22,9 +22,11 @@ import Synchronization
 public final class WebServer: Sendable {
     /// The port it listens on (the real one when asked for 0).
     public let port: Int
+    /// The HTTPS port, when it serves HTTPS too.
+    public let tlsPort: Int?
     private let group: MultiThreadedEventLoopGroup
     private let fileThread: NIOThreadPool
-    private let listener: any Channel
+    private let listeners: [any Channel]
     private let connections: OpenConnections
     private let cache: FileCache
     /// Replies being made off the fast path (a file read, a health check).
@@ -52,10 +54,29 @@ public final class WebServer: Sendable {
     /// With `accessLog`, each request is logged there at info level, one
     /// line: method, path, status, body bytes, milliseconds, the peer.
     /// `logger` is for the server's own troubles (nothing at info level).
+    /// With `tls`, it serves the same folder over HTTPS on a port of its
+    /// own too, and may send plain HTTP requests there.
     public convenience init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
-                            health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil) async throws(StartError) {
+                            health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil,
+                            tls: TLS? = nil) async throws(StartError) {
         try await self.init(folder: folder, host: host, port: port, logger: logger, limits: limits, health: health,
-                            accessLog: accessLog, clock: { NIODeadline.now().uptimeNanoseconds })
+                            accessLog: accessLog, tls: tls, clock: { NIODeadline.now().uptimeNanoseconds })
+    }
+
+    /// HTTPS beside plain HTTP.
+    public struct TLS: Sendable {
+        public var certificates: TLSCertificates
+        /// The HTTPS port (0 for any free one).
+        public var port: Int
+        /// Plain HTTP answers every request (but `/healthz`, for balancers)
+        /// with a redirect to the same URL over HTTPS.
+        public var redirectPlain: Bool
+
+        public init(certificates: TLSCertificates, port: Int, redirectPlain: Bool = false) {
+            self.certificates = certificates
+            self.port = port
+            self.redirectPlain = redirectPlain
+        }
     }
 
     /// Tells the server that the file `name` of its folder (`alice.html`,
@@ -68,10 +89,12 @@ public final class WebServer: Sendable {
     /// The same, with the clock (monotonic nanoseconds) that times how long
     /// a page in memory goes unchecked: tests move it on.
     init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
-         health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil,
+         health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil, tls: TLS? = nil,
          clock: @escaping @Sendable () -> UInt64) async throws(StartError) {
         guard let bindHosts = ListenHost.bindHosts(for: host) else { throw .badHost(host) }
-        guard (0...65535).contains(port) else { throw .cannotListen(host: host, port: port, reason: "no such port") }
+        for port in [port] + (tls.map { [$0.port] } ?? []) where !(0...65535).contains(port) {
+            throw .cannotListen(host: host, port: port, reason: "no such port")
+        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: Self.loopThreads)
         let fileThread = NIOThreadPool(numberOfThreads: 1)
         fileThread.start()
@@ -85,12 +108,51 @@ public final class WebServer: Sendable {
         let setUp = ConnectionSetUp(files: files, limits: limits, connections: connections, accessLog: accessLog,
                                     pending: slowReplies, logger: logger)
 
+        var listeners: [any Channel] = []
+        var tlsPort: Int?
+        var boundPort: Int
+        do {
+            // HTTPS first: a redirect names its port.
+            if let tls {
+                var secure = setUp
+                secure.tls = tls.certificates
+                let (listener, port) = try await Self.listen(host: host, bindHosts: bindHosts, port: tls.port,
+                                                             group: group, limits: limits, setUp: secure)
+                listeners.append(listener)
+                tlsPort = port
+            }
+            var plain = setUp
+            if let tls, tls.redirectPlain { plain.redirectPort = tlsPort }
+            let (listener, port) = try await Self.listen(host: host, bindHosts: bindHosts, port: port,
+                                                         group: group, limits: limits, setUp: plain)
+            listeners.append(listener)
+            boundPort = port
+        } catch {
+            for listener in listeners { try? await listener.close() }
+            try? await fileThread.shutdownGracefully()
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        self.port = boundPort
+        self.tlsPort = tlsPort
+        self.listeners = listeners
+        self.group = group
+        self.fileThread = fileThread
+        self.connections = connections
+        self.cache = cache
+        self.slowReplies = slowReplies
+    }
+
+    /// A listener on `port` of the first of `bindHosts` that has the
+    /// address family, and the port it got.
+    private static func listen(host: String, bindHosts: [String], port: Int, group: MultiThreadedEventLoopGroup,
+                               limits: Limits, setUp: ConnectionSetUp) async throws(StartError) -> (any Channel, Int) {
         var failure: (any Error)?
-        var bound: (any Channel)?
         for bindHost in bindHosts {
             do {
-                bound = try await Self.bootstrap(group: group, limits: limits, setUp: setUp).bind(host: bindHost, port: port).get()
-                break
+                let bound = try await bootstrap(group: group, limits: limits, setUp: setUp).bind(host: bindHost, port: port).get()
+                if let boundPort = bound.localAddress?.port { return (bound, boundPort) }
+                try? await bound.close()
             } catch {
                 failure = failure ?? error
                 // Another host only when the address family is missing (`*`
@@ -98,18 +160,7 @@ public final class WebServer: Sendable {
                 guard let code = (error as? IOError)?.errnoCode, code == EAFNOSUPPORT || code == EADDRNOTAVAIL else { break }
             }
         }
-        guard let bound, let boundPort = bound.localAddress?.port else {
-            try? await fileThread.shutdownGracefully()
-            try? await group.shutdownGracefully()
-            throw .cannotListen(host: host, port: port, reason: failure.map(Self.reason) ?? "no address")
-        }
-        self.port = boundPort
-        self.listener = bound
-        self.group = group
-        self.fileThread = fileThread
-        self.connections = connections
-        self.cache = cache
-        self.slowReplies = slowReplies
+        throw .cannotListen(host: host, port: port, reason: failure.map(reason) ?? "no address")
     }
 
     /// One event loop thread per core: each answers its own connections'
@@ -133,7 +184,7 @@ public final class WebServer: Sendable {
     }
 
     private func shutDown(grace: Duration) async {
-        try? await listener.close()
+        for listener in listeners { try? await listener.close() }
         let connections = self.connections
         connections.quiesce()
         let forced = group.next().scheduleTask(in: TimeAmount(grace)) { connections.closeAll() }

@@ -1,5 +1,6 @@
 import BlogCore
 import BlogServer
+import BlogWeb
 import Logging
 
 extension Serve {
@@ -45,6 +46,18 @@ extension Serve {
             "needs_restart": "\(later.map(Self.fileKey).joined(separator: ","))",
             "max_connections": "\(server.maxConnections)"])
         return applied
+    }
+
+    /// Reads the HTTPS certificate and key again (renewed, say): new
+    /// connections get them; if they cannot be used, the old pair stays.
+    func reloadCertificates(_ certificates: TLSCertificates?, logger: Logger) {
+        guard let certificates else { return }
+        do {
+            try certificates.reload()
+            logger.notice("tls certificate reloaded", metadata: ["certificate": "\(certificates.certificatePath)"])
+        } catch {
+            logger.error("tls certificate not reloaded: the old one stays", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The `--db` and `--public` flags, as `DataOptions.load` passes them.

@@ -92,8 +92,14 @@ struct Serve: AsyncParsableCommand {
         }
         let shownHost = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
         var web: WebServer?
+        var certificates: TLSCertificates?
         if let httpPort = settings.httpPort {
             do {
+                var tls: WebServer.TLS?
+                if let httpsPort = settings.httpsPort, let certificate = settings.tlsCertificate, let key = settings.tlsKey {
+                    certificates = try TLSCertificates(certificate: certificate, key: key)
+                    tls = WebServer.TLS(certificates: certificates!, port: httpsPort, redirectPlain: settings.httpRedirectHTTPS)
+                }
                 web = try await WebServer(folder: URL(fileURLWithPath: settings.publicFolder), host: settings.host,
                                           port: httpPort, logger: Logger(label: "blogd.http"),
                                           limits: WebServer.Limits(maxHeaderBytes: settings.httpMaxHeaderBytes,
@@ -105,13 +111,20 @@ struct Serve: AsyncParsableCommand {
                                               // closed its port already, which a balancer sees too.
                                               (try? store.ping()) != nil
                                           },
-                                          accessLog: settings.httpAccessLog ? Logger(label: "blogd.http.access") : nil)
-            } catch {
+                                          accessLog: settings.httpAccessLog ? Logger(label: "blogd.http.access") : nil,
+                                          tls: tls)
+            } catch let error as TLSError {
                 server.stop(timeout: 1)
                 throw fail(error.description)
+            } catch {
+                server.stop(timeout: 1)
+                throw fail("\(error)")
             }
             if let web { service.pages.changes.observe { web.pageChanged($0) } }
             logger.info("http on \(shownHost):\(web!.port)", metadata: ["public": "\(settings.publicFolder)"])
+            if let tlsPort = web?.tlsPort {
+                logger.info("https on \(shownHost):\(tlsPort)", metadata: ["redirect_http": "\(settings.httpRedirectHTTPS)"])
+            }
         }
         var metrics: MetricsServer?
         if let registry, let metricsPort = settings.metricsPort {
@@ -150,7 +163,9 @@ struct Serve: AsyncParsableCommand {
         while signalName.isEmpty {
             switch await termination.next() {
             case .stop(let name): signalName = name
-            case .reload: current = await reload(current, server: server, logger: logger)
+            case .reload:
+                current = await reload(current, server: server, logger: logger)
+                reloadCertificates(certificates, logger: logger)
             }
         }
         logger.info("stopping", metadata: ["signal": "\(signalName)"])

@@ -298,6 +298,15 @@ struct ConfigLoaderTests {
         "open_posting": "true", "registration": #""closed""#, "check_pages_at_start": "false",
         "scrypt.log_n": "12", "scrypt.r": "4", "scrypt.p": "2", "page_size": "10", "page_bytes": "4096",
         "login_failures_allowed": "2", "login_failure_window": "20", "login_lockout": "40", "log_level": #""debug""#,
+        "https_port": "8443", "tls_certificate": #""/etc/blogd/cert.pem""#, "tls_key": #""/etc/blogd/key.pem""#,
+        "http_redirect_https": "true",
+    ]
+
+    /// What a key needs beside it to be valid at all: set with those, it
+    /// must still change the config.
+    static let companions: [String: String] = [
+        "https_port": #""http_port": 8080, "tls_certificate": "c.pem", "tls_key": "k.pem""#,
+        "http_redirect_https": #""http_port": 8080, "https_port": 8443, "tls_certificate": "c.pem", "tls_key": "k.pem""#,
     ]
 
     /// Every key the table lists is one the loader reads: set alone in the
@@ -309,6 +318,11 @@ struct ConfigLoaderTests {
             guard let value = Self.otherValues[key.name] else { continue }
             let parts = key.name.split(separator: ".")
             let json = parts.count == 2 ? #"{"\#(parts[0])": {"\#(parts[1])": \#(value)}}"# : #"{"\#(key.name)": \#(value)}"#
+            if let companions = Self.companions[key.name] {
+                let alone = try await load("{\(companions)}")
+                #expect(try await load("{\(companions), " + json.dropFirst()) != alone, "\(key.name) is listed but not read")
+                continue
+            }
             #expect(try await load(json) != BlogConfig(), "\(key.name) is listed but not read")
             #expect(key.environmentVariable.hasPrefix("BLOGD_") && !key.defaultText.isEmpty)
         }
@@ -332,6 +346,21 @@ struct ConfigLoaderTests {
         #expect(invalidKey(try await loadError(environment: ["BLOGD_PORT": "65536"])) == "port")
         #expect(try await load(environment: ["BLOGD_PORT": "65535"]).port == 65535)
         #expect(try await load(environment: ["BLOGD_PORT": "0"]).port == 0)
+    }
+
+    /// HTTPS needs its certificate, its key and the page server; a
+    /// redirect needs somewhere to go.
+    @Test func httpsNeedsItsParts() async throws {
+        #expect(invalidKey(try await loadError(#"{"http_port": 80, "https_port": 443}"#)) == "https_port")
+        #expect(invalidKey(try await loadError(#"{"http_port": 80, "https_port": 443, "tls_certificate": "c.pem"}"#)) == "https_port")
+        #expect(invalidKey(try await loadError(#"{"https_port": 443, "tls_certificate": "c.pem", "tls_key": "k.pem"}"#)) == "https_port")
+        #expect(invalidKey(try await loadError(#"{"http_port": 80, "http_redirect_https": true}"#)) == "http_redirect_https")
+        let config = try await load(#"{"host": "blog.example", "http_port": 80, "https_port": 443, "tls_certificate": "c.pem", "tls_key": "k.pem", "http_redirect_https": true}"#)
+        #expect(config.httpsPort == 443 && config.tlsCertificate == "c.pem" && config.tlsKey == "k.pem")
+        // Feeds link where readers are sent.
+        #expect(config.effectiveBaseURL == "https://blog.example/")
+        let both = try await load(#"{"host": "blog.example", "http_port": 8080, "https_port": 8443, "tls_certificate": "c.pem", "tls_key": "k.pem"}"#)
+        #expect(both.effectiveBaseURL == "http://blog.example:8080/")
     }
 
     @Test func badLogLevel() async throws {

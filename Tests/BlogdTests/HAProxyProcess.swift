@@ -67,6 +67,25 @@ final class HAProxyProcess: @unchecked Sendable {
         try waitUntilAccepting()
     }
 
+    /// Starts HAProxy on a config file of its own (the repository's, say)
+    /// with `environment` added, listening on `port`; returns once it accepts.
+    init(configFile: URL, port: Int, environment: [String: String]) throws {
+        guard let binary = Self.binary else { throw Failure.notInstalled }
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-haproxy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        self.port = port
+        process.executableURL = binary
+        process.arguments = ["-db", "-f", configFile.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let log = folder.appendingPathComponent("haproxy.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        try waitUntilAccepting()
+    }
+
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGTERM)

@@ -26,6 +26,15 @@ public struct BlogConfig: Sendable, Equatable {
     public var httpMaxConnectionsPerAddress = 32
     /// A log line for each HTTP request (`blogd.http.access`, info level).
     public var httpAccessLog = false
+    /// Also serve the public folder over HTTPS on this port (off when nil;
+    /// needs `tlsCertificate` and `tlsKey`).
+    public var httpsPort: Int?
+    /// PEM file of the certificate chain (the server's first), read again on SIGHUP.
+    public var tlsCertificate: String?
+    /// PEM file of the certificate's private key, read again on SIGHUP.
+    public var tlsKey: String?
+    /// Plain HTTP answers with a redirect to HTTPS (but `/healthz`).
+    public var httpRedirectHTTPS = false
     /// Serve the metrics (`/metrics`, Prometheus text) on this port (off
     /// when nil; 0 picks any free port), on a listener of their own.
     public var metricsPort: Int?
@@ -122,6 +131,9 @@ extension BlogConfig {
         let wildcard = ["*", "0.0.0.0", "::", ""].contains(host)
         var name = wildcard ? "localhost" : host
         if name.contains(":") { name = "[\(name)]" }
+        if let port = httpsPort, port != 0, httpRedirectHTTPS || httpPort == nil {
+            return port == 443 ? "https://\(name)/" : "https://\(name):\(port)/"
+        }
         guard let port = httpPort, port != 0, port != 80 else { return "http://\(name)/" }
         return "http://\(name):\(port)/"
     }

@@ -36,6 +36,16 @@ public enum ConfigKeys {
             "\($0.httpMaxConnectionsPerAddress)"
         },
         Key(name: "http_access_log", summary: "one log line per HTTP request") { "\($0.httpAccessLog)" },
+        Key(name: "https_port", summary: "serve the public folder over HTTPS on this port (off when unset)") {
+            $0.httpsPort.map(String.init) ?? "off"
+        },
+        Key(name: "tls_certificate", summary: "PEM certificate chain for HTTPS (read again on SIGHUP)") {
+            $0.tlsCertificate ?? "none"
+        },
+        Key(name: "tls_key", summary: "PEM private key for HTTPS (read again on SIGHUP)") { $0.tlsKey ?? "none" },
+        Key(name: "http_redirect_https", summary: "plain HTTP redirects to HTTPS (but /healthz)") {
+            "\($0.httpRedirectHTTPS)"
+        },
         Key(name: "metrics_port", summary: "serve Prometheus /metrics on this port (off when unset)") {
             $0.metricsPort.map(String.init) ?? "off"
         },

@@ -123,6 +123,22 @@ public enum ConfigLoader {
         config.httpMaxConnections = try int(reader, "http_max_connections", config.httpMaxConnections, 1...1_000_000)
         config.httpMaxConnectionsPerAddress = try int(reader, "http_max_connections_per_address", config.httpMaxConnectionsPerAddress, 1...1_000_000)
         config.httpAccessLog = try bool(reader, "http_access_log", config.httpAccessLog)
+        if reader.int(forKey: "https_port") != nil || reader.string(forKey: "https_port") != nil {
+            config.httpsPort = try int(reader, "https_port", 0, 0...65535)
+        }
+        config.tlsCertificate = reader.string(forKey: "tls_certificate").flatMap { $0.isEmpty ? nil : $0 }
+        config.tlsKey = reader.string(forKey: "tls_key").flatMap { $0.isEmpty ? nil : $0 }
+        config.httpRedirectHTTPS = try bool(reader, "http_redirect_https", config.httpRedirectHTTPS)
+        if config.httpsPort != nil && (config.tlsCertificate == nil || config.tlsKey == nil) {
+            throw ConfigLoadError.invalidValue(key: "https_port", reason: "HTTPS needs tls_certificate and tls_key")
+        }
+        if config.httpsPort != nil && config.httpPort == nil {
+            // One page server answers both, and it starts with http_port.
+            throw ConfigLoadError.invalidValue(key: "https_port", reason: "HTTPS comes with http_port (set http_redirect_https to send everyone to HTTPS)")
+        }
+        if config.httpRedirectHTTPS && config.httpsPort == nil {
+            throw ConfigLoadError.invalidValue(key: "http_redirect_https", reason: "there is no https_port to send anyone to")
+        }
         if reader.int(forKey: "metrics_port") != nil || reader.string(forKey: "metrics_port") != nil {
             config.metricsPort = try int(reader, "metrics_port", 0, 0...65535)
         }
