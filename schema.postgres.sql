@@ -76,3 +76,10 @@ UPDATE users SET
     (last_post_id, last_post_at) = (SELECT id, created_at FROM posts WHERE user_id = users.id
                                     ORDER BY page DESC, id DESC LIMIT 1);
 CREATE INDEX users_by_activity ON users (last_post_at DESC NULLS LAST, id DESC);
+
+-- Migration 5.
+-- Where a post was written (geopost), as the client sent the
+-- decimal degrees: both or neither.
+ALTER TABLE posts ADD COLUMN latitude text;
+ALTER TABLE posts ADD COLUMN longitude text;
+ALTER TABLE posts ADD CONSTRAINT posts_place CHECK ((latitude IS NULL) = (longitude IS NULL));

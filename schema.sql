@@ -13,6 +13,8 @@
 -- posts_version counts every change to a user's posts (insert, edit,
 -- delete): the server's in-memory copy of a blog's newest posts is good
 -- while it matches. A change made by hand must add one to it.
+-- A post's place (geopost) is its latitude and longitude as the client sent
+-- them, decimal text: both or neither.
 -- Leases and failed logins are shared by every instance on the database;
 -- their times are seconds since 1970.
 
@@ -33,7 +35,7 @@ CREATE TABLE posts (
     page       INTEGER NOT NULL CHECK (page >= 1),
     weight     INTEGER NOT NULL CHECK (weight >= 0),
     updated_at TEXT
-);
+, latitude TEXT, longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL)));
 
 CREATE INDEX posts_by_user ON posts(user_id, page, id, weight, updated_at);
 

@@ -40,8 +40,9 @@ public struct BlogClient: Sendable {
     /// `newpost:USERNAME:TITLE:CONTENT`: `.ok` when stored and on the page,
     /// `.rejected` for an unknown user or one not logged in from this
     /// address (log in first, as the original app does).
-    public func post(user: String, title: String, content: String) throws(BlogClientError) -> BlogReply {
-        try send(.posting(user: user, title: title, content: content))
+    /// With `place`, sent as `geopost`: the post shows where it was written.
+    public func post(user: String, title: String, content: String, place: Place? = nil) throws(BlogClientError) -> BlogReply {
+        try send(.posting(user: user, title: title, content: content, place: place))
     }
 
     /// `posts:USERNAME`: `.ok` with the user's newest posts (at most 50,

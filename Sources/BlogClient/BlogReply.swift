@@ -48,6 +48,7 @@ public enum BlogReply: Equatable, Sendable, CaseIterable {
         case (.register, .registered), (.register, .nameTaken),
              (.login, .loggedIn), (.login, .loginRefused),
              (.newPost, .posted), (.newPost, .postRefused), (.newPost, .postFailed),
+             (.geoPost, .posted), (.geoPost, .postRefused), (.geoPost, .postFailed),
              (.listPosts, .postsListed), (.listPosts, .postRefused),
              (.editPost, .edited), (.editPost, .editRefused),
              (.deletePost, .deleted), (.deletePost, .deleteRefused),

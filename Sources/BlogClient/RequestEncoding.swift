@@ -17,12 +17,15 @@ extension Request {
         }
     }
 
-    /// A `newpost:USERNAME:TITLE:CONTENT` request, checked against the field
+    /// A `newpost:USERNAME:TITLE:CONTENT` request, or with a place
+    /// `geopost:USERNAME:LAT:LON:TITLE:CONTENT`, checked against the field
     /// rules. A title may not contain `:`.
-    public static func posting(user: String, title: String, content: String) throws(BlogClientError) -> Request {
+    public static func posting(user: String, title: String, content: String,
+                               place: Place? = nil) throws(BlogClientError) -> Request {
         let request = try checked { () throws(FieldError) in
-            Request.newPost(user: try Username(user), title: try FieldRules.title(title),
-                            content: try FieldRules.content(content))
+            let (user, title, content) = (try Username(user), try FieldRules.title(title), try FieldRules.content(content))
+            return place.map { Request.geoPost(user: user, place: $0, title: title, content: content) }
+                ?? Request.newPost(user: user, title: title, content: content)
         }
         // Bytes, not Characters: a ':' followed by a combining mark is one
         // Character, but the server splits on the byte.

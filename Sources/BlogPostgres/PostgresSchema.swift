@@ -84,6 +84,13 @@ public enum PostgresSchema {
                                                 ORDER BY page DESC, id DESC LIMIT 1);
             CREATE INDEX users_by_activity ON users (last_post_at DESC NULLS LAST, id DESC);
             """),
+        Migration(version: 5, name: "places", sql: """
+            -- Where a post was written (geopost), as the client sent the
+            -- decimal degrees: both or neither.
+            ALTER TABLE posts ADD COLUMN latitude text;
+            ALTER TABLE posts ADD COLUMN longitude text;
+            ALTER TABLE posts ADD CONSTRAINT posts_place CHECK ((latitude IS NULL) = (longitude IS NULL));
+            """),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

@@ -1,4 +1,5 @@
 import BlogCore
+import BlogWire
 import Foundation
 import PostgresNIO
 
@@ -16,7 +17,7 @@ extension PostgresStore {
     /// passed once the transaction had begun) may or may not have landed:
     /// the token is claimed (`claimPostToken`) in the time left, which
     /// tells which for good; `.outcomeUnknown` when even that fails.
-    public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place? = nil, at date: Date,
                            layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
         let created = Milliseconds.of(date)
         let key = AdvisoryLock.key(userID: userID)
@@ -38,9 +39,9 @@ extension PostgresStore {
                 let page = layout.page(forWeight: weight, after: last)
                 var id: Int64?
                 for try await inserted in try await connection.query("""
-                    INSERT INTO posts (user_id, title, content, created_at, page, weight)
+                    INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude)
                     VALUES (\(userID), \(title), \(content), timestamptz 'epoch' + \(created) * interval '1 millisecond',
-                            \(page), \(weight))
+                            \(page), \(weight), \(place?.latitude), \(place?.longitude))
                     RETURNING id
                     """, logger: logger).decode(Int64.self) {
                     id = inserted
@@ -74,7 +75,7 @@ extension PostgresStore {
             return NewPost(record: record)
         }
         let record = PostRecord(id: inserted.0, userID: userID, title: title, content: content,
-                                createdAt: Milliseconds.date(created), page: inserted.1, weight: weight)
+                                createdAt: Milliseconds.date(created), page: inserted.1, weight: weight, place: place)
         return NewPost(record: record)
     }
 
@@ -112,14 +113,22 @@ extension PostgresStore {
     }
 
     static let postColumns = """
-        id, user_id, title, content, \(Milliseconds.select("created_at")), page, weight, \(Milliseconds.select("updated_at"))
+        id, user_id, title, content, \(Milliseconds.select("created_at")), page, weight, \(Milliseconds.select("updated_at")),
+        latitude, longitude
         """
 
     static func post(_ row: PostgresRow) throws -> PostRecord {
-        let (id, userID, title, content, created, page, weight, updated) =
-            try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?).self)
+        let (id, userID, title, content, created, page, weight, updated, latitude, longitude) =
+            try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?).self)
         return PostRecord(id: id, userID: userID, title: title, content: content, createdAt: Milliseconds.date(created),
-                          page: page, weight: weight, updatedAt: updated.map(Milliseconds.date))
+                          page: page, weight: weight, updatedAt: updated.map(Milliseconds.date),
+                          place: place(latitude, longitude))
+    }
+
+    /// The stored place; the columns hold only what `Place` accepted.
+    static func place(_ latitude: String?, _ longitude: String?) -> Place? {
+        guard let latitude, let longitude else { return nil }
+        return try? Place(latitude: latitude, longitude: longitude)
     }
 
     static func stub(_ row: PostgresRow) throws -> PostStub {
@@ -240,10 +249,11 @@ extension PostgresStore {
             SELECT \(unescaped: Self.postColumns), (SELECT name FROM users WHERE users.id = posts.user_id)
             FROM posts ORDER BY id DESC LIMIT \(limit)
             """) { row in
-            let (id, userID, title, content, created, page, weight, updated, author) =
-                try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String).self)
+            let (id, userID, title, content, created, page, weight, updated, latitude, longitude, author) =
+                try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String).self)
             let post = PostRecord(id: id, userID: userID, title: title, content: content, createdAt: Milliseconds.date(created),
-                                  page: page, weight: weight, updatedAt: updated.map(Milliseconds.date))
+                                  page: page, weight: weight, updatedAt: updated.map(Milliseconds.date),
+                                  place: Self.place(latitude, longitude))
             return AuthoredPost(post: post, author: author)
         }
     }

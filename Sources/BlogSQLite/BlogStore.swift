@@ -1,5 +1,6 @@
 import Foundation
 import BlogCore
+import BlogWire
 import GRDB
 
 /// Users and posts in SQLite: the source of truth.
@@ -164,7 +165,7 @@ public final class BlogStore: BlogStorage {
     /// made reading them afterwards cost some fifty page reads a post.
     /// `token` is not stored: a commit here is in process, and its outcome
     /// always known.
-    public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place? = nil, at date: Date,
                            layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
         // As stored: SQLite keeps milliseconds (rounded), and a page
         // rendered from this record must equal one rendered from the row.
@@ -174,10 +175,11 @@ public final class BlogStore: BlogStorage {
                 let last = try Self.newestGroup(db, userID: userID)
                 let page = layout.page(forWeight: weight, after: last)
                 try db.cachedStatement(sql: """
-                    INSERT INTO posts (user_id, title, content, created_at, page, weight) VALUES (?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [userID, title, content, date, page, weight])
+                    INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [userID, title, content, date, page, weight, place?.latitude, place?.longitude])
                 let post = PostRecord(id: db.lastInsertedRowID, userID: userID, title: title, content: content,
-                                      createdAt: date, page: page, weight: weight)
+                                      createdAt: date, page: page, weight: weight, place: place)
                 // In the same savepoint: a user suspended (or deleted) by
                 // the admin since the service looked gets no post.
                 let version = try Int64.fetchOne(db.cachedStatement(sql: """

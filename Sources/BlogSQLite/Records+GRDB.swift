@@ -1,4 +1,5 @@
 import BlogCore
+import BlogWire
 import Foundation
 import GRDB
 
@@ -25,7 +26,14 @@ extension PostRecord: FetchableRecord, TableRecord {
     public init(row: Row) throws {
         self.init(id: row["id"], userID: row["user_id"], title: row["title"], content: row["content"],
                   createdAt: Date.nearestMillisecond(row["created_at"]), page: row["page"], weight: row["weight"],
-                  updatedAt: (row["updated_at"] as Date?).map(Date.nearestMillisecond))
+                  updatedAt: (row["updated_at"] as Date?).map(Date.nearestMillisecond),
+                  place: Self.place(row["latitude"], row["longitude"]))
+    }
+
+    /// The stored place; the columns hold only what `Place` accepted.
+    static func place(_ latitude: String?, _ longitude: String?) -> Place? {
+        guard let latitude, let longitude else { return nil }
+        return try? Place(latitude: latitude, longitude: longitude)
     }
 }
 

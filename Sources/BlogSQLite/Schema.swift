@@ -101,6 +101,13 @@ enum Schema {
         ALTER TABLE users ADD COLUMN posts_version INTEGER NOT NULL DEFAULT 0;
         """
 
+    /// Where a post was written (`geopost`), as the client sent the
+    /// decimal degrees: both or neither.
+    static let version7 = """
+        ALTER TABLE posts ADD COLUMN latitude TEXT;
+        ALTER TABLE posts ADD COLUMN longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL));
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -122,6 +129,9 @@ enum Schema {
         }
         migrator.registerMigration("v6-posts-version") { db in
             try db.execute(sql: version6)
+        }
+        migrator.registerMigration("v7-places") { db in
+            try db.execute(sql: version7)
         }
         return migrator
     }

@@ -12,4 +12,6 @@ public enum FieldError: Error, Equatable, Sendable {
     case controlCharacters
     /// A post id that is not 1 to 18 decimal digits (and not zero).
     case badPostID
+    /// A latitude or longitude that is not a plain decimal within range.
+    case badCoordinate
 }

@@ -3,6 +3,9 @@ public enum Request: Equatable, Sendable {
     case register(user: Username, password: String)
     case login(user: Username, password: String)
     case newPost(user: Username, title: String, content: String)
+    /// `geopost:NAME:LAT:LON:TITLE:CONTENT`: a post with the place it was
+    /// written; answered as `newpost`.
+    case geoPost(user: Username, place: Place, title: String, content: String)
     /// `posts:NAME`: the user's newest posts (id, date, title).
     case listPosts(user: Username)
     case editPost(user: Username, id: Int64, title: String, content: String)
@@ -14,6 +17,7 @@ public enum Request: Equatable, Sendable {
         case .register: "register"
         case .login: "login"
         case .newPost: "newpost"
+        case .geoPost: "geopost"
         case .listPosts: "posts"
         case .editPost: "editpost"
         case .deletePost: "delpost"
@@ -25,6 +29,7 @@ public enum Request: Equatable, Sendable {
         switch self {
         case .register(let user, let password), .login(let user, let password): [user.value, password]
         case .newPost(let user, let title, let content): [user.value, title, content]
+        case .geoPost(let user, let place, let title, let content): [user.value, place.latitude, place.longitude, title, content]
         case .listPosts(let user): [user.value]
         case .editPost(let user, let id, let title, let content): [user.value, String(id), title, content]
         case .deletePost(let user, let id): [user.value, String(id)]
@@ -40,7 +45,7 @@ public enum Request: Equatable, Sendable {
     /// The user the request names.
     public var user: Username {
         switch self {
-        case .register(let user, _), .login(let user, _), .newPost(let user, _, _), .listPosts(let user),
+        case .register(let user, _), .login(let user, _), .newPost(let user, _, _), .geoPost(let user, _, _, _), .listPosts(let user),
              .editPost(let user, _, _, _), .deletePost(let user, _): user
         }
     }
@@ -98,6 +103,13 @@ extension Request {
             let title = try Self.validated { () throws(FieldError) in try FieldRules.title(f[1]) }
             let content = try Self.validated { () throws(FieldError) in try FieldRules.content(f[2]) }
             self = .newPost(user: user, title: title, content: content)
+        case "geopost":
+            let f = try fields(5)
+            let user = try Self.validated { () throws(FieldError) in try Username(f[0]) }
+            let place = try Self.validated { () throws(FieldError) in try Place(latitude: f[1], longitude: f[2]) }
+            let title = try Self.validated { () throws(FieldError) in try FieldRules.title(f[3]) }
+            let content = try Self.validated { () throws(FieldError) in try FieldRules.content(f[4]) }
+            self = .geoPost(user: user, place: place, title: title, content: content)
         case "posts":
             let f = try fields(1)
             self = .listPosts(user: try Self.validated { () throws(FieldError) in try Username(f[0]) })
@@ -126,7 +138,7 @@ extension Request {
 extension Request {
     /// The commands the server knows.
     public enum Command: String, CaseIterable, Sendable {
-        case register, login, newpost, posts, editpost, delpost
+        case register, login, newpost, posts, editpost, delpost, geopost
 
         /// Whether carrying it out may hash a password (scrypt).
         public var hashesPassword: Bool { self == .register || self == .login }

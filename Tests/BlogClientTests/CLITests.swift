@@ -109,7 +109,22 @@ import Testing
         #expect(slow.stderr.contains("timed out"))
     }
 
+    @Test func postAtAPlaceSendsGeopost() throws {
+        let fixture = try TestServer()
+        defer { fixture.shutdown() }
+        #expect(try blog(["register", "dora"], fixture, password: "secret").status == 0)
+        let posted = try blog(["post", "dora", "--title", "Summit", "--at", "45.8326,6.8652"], fixture, password: "secret",
+                              input: "Mont Blanc.\n")
+        #expect(posted.status == 0)
+        #expect(posted.stdout == "posted\n")
+        let page = try #require(fixture.page(of: "dora"))
+        #expect(page.contains("https://www.openstreetmap.org/?mlat=45.8326&amp;mlon=6.8652"))
+    }
+
     @Test(arguments: [
+        ["post", "alice", "--title", "t", "--at", "91,0"],
+        ["post", "alice", "--title", "t", "--at", "45.8"],
+        ["post", "alice", "--title", "t", "--at", "1e1,2"],
         ["register", "bad name"],
         ["register", "_starts_with_underscore"],
         ["post", "alice", "--title", "has:colon"],

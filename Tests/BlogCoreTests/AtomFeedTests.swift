@@ -1,3 +1,4 @@
+import BlogWire
 import Foundation
 import Testing
 @testable import BlogCore
@@ -10,10 +11,15 @@ struct AtomFeedTests {
     static let moment = Date(timeIntervalSince1970: 1_795_632_146.123)
 
     static func entry(_ number: Int, title: String = "Title", author: String = "alice",
-                      content: String = "Text", published: Date = moment, updated: Date? = nil) -> AtomFeed.Entry {
+                      content: String = "Text", published: Date = moment, updated: Date? = nil,
+                      place: Place? = nil) -> AtomFeed.Entry {
         AtomFeed.Entry(id: "tag:example.org,2026:post-\(number)", title: title, author: author,
                        link: "https://example.org/alice.html#post-\(number)", content: content,
-                       published: published, updated: updated ?? published)
+                       published: published, updated: updated ?? published, place: place)
+    }
+
+    static func place(_ latitude: String, _ longitude: String) -> Place {
+        try! Place(latitude: latitude, longitude: longitude)
     }
 
     /// One feed to render and check, with what a reader must read back.
@@ -55,6 +61,12 @@ struct AtomFeedTests {
                      entry(3, title: "", content: ""),
                      entry(4, title: "]]>]]]]><![CDATA[x]]>", content: "<![CDATA[ ]]> &lt;b&gt; &#0; &#xFFFE;"),
                  ]),
+        // GeoRSS points beside posts without one; the extreme corners.
+        FeedCase(name: "places", entries: [
+            entry(3, title: "Prague", place: place("50.0874654", "14.4212535")),
+            entry(2, title: "nowhere"),
+            entry(1, title: "south-west", place: place("-90", "-180")),
+        ]),
         FeedCase(name: "long-hostile", entries: [entry(1, title: "\"quoted\" & 'apostrophe'",
                                                        content: String(repeating: hostile, count: 64 * 1024 / hostile.utf8.count + 1))]),
     ]
@@ -89,6 +101,8 @@ struct AtomFeedTests {
         struct Entry: Encodable {
             var id, title, author, link, contentHtml: String
             var publishedMs, updatedMs: Int64
+            /// GeoRSS `LAT LON`, or nil with no place.
+            var point: String?
         }
         var id, title, selfURL, alternateURL: String
         var updatedMs: Int64
@@ -110,7 +124,8 @@ struct AtomFeedTests {
                 HTMLEscape.appendMultiline(entry.content, to: &html)
                 return Entry(id: xmlSafe(entry.id), title: xmlSafe(entry.title), author: xmlSafe(entry.author),
                              link: xmlSafe(entry.link), contentHtml: xmlSafe(String(decoding: html, as: UTF8.self)),
-                             publishedMs: millis(entry.published), updatedMs: millis(entry.updated))
+                             publishedMs: millis(entry.published), updatedMs: millis(entry.updated),
+                             point: entry.place.map { "\($0.latitude) \($0.longitude)" })
             }
         }
     }

@@ -141,8 +141,12 @@ struct EditDeleteTests {
                     let ids = (try? fx.store.postIDs(ofUserID: fx.store.user(named: name)!.id, pages: 1...1_000_000)) ?? []
                     let target = ids.isEmpty ? nil : ids[Int(random.next() % UInt64(ids.count))]
                     switch (random.next() % 10, target) {
-                    case (0...4, _), (_, nil):
+                    case (0...2, _), (_, nil):
                         _ = fx.send("newpost:\(name):w\(worker) s\(step):\(String(repeating: "x", count: Int(random.next() % 80)))", &session)
+                    case (3...4, _):
+                        // With a place: on the page, the post's page and the feed.
+                        let (lat, lon) = (Int(random.next() % 179) - 89, Int(random.next() % 360) - 180)
+                        _ = fx.send("geopost:\(name):\(lat).5:\(lon):w\(worker) s\(step):here", &session)
                     case (5...7, let id?):
                         _ = fx.send("editpost:\(name):\(id):edit \(worker) \(step):changed", &session)
                     case (_, let id?):

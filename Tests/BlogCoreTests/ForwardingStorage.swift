@@ -1,3 +1,4 @@
+import BlogWire
 import Foundation
 @testable import BlogCore
 import BlogSQLite
@@ -19,10 +20,10 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
         try store.createUser(name: name, passwordHash: passwordHash, at: date)
     }
     func deleteUser(id: Int64) throws(StorageError) { try store.deleteUser(id: id) }
-    func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+    func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, at date: Date,
                     layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
-        try store.insertPost(userID: userID, title: title, content: content, weight: weight, at: date, layout: layout,
-                             token: token)
+        try store.insertPost(userID: userID, title: title, content: content, weight: weight, place: place, at: date,
+                             layout: layout, token: token)
     }
     func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? { try store.claimPostToken(token) }
     func deletePostTokens(before date: Date) throws(StorageError) { try store.deletePostTokens(before: date) }

@@ -79,7 +79,7 @@ struct SchemaTests {
             let store = try BlogStore(path: path)
             defer { try? store.close() }
             let applied = try store.pool.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version"])
+            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places"])
         }
     }
 

@@ -24,7 +24,7 @@ struct RequestLabelsTests {
         #expect(RequestLabels.commands[RequestLabels.command(nil)] == "unknown")
         #expect(RequestLabels.commands[RequestLabels.noCommand] == "none")
         #expect(Set(RequestLabels.commands).count == RequestLabels.commands.count)
-        #expect(RequestLabels.commands == ["register", "login", "newpost", "posts", "editpost", "delpost", "unknown", "none"])
+        #expect(RequestLabels.commands == ["register", "login", "newpost", "posts", "editpost", "delpost", "geopost", "unknown", "none"])
     }
 
     @Test func recordingEveryPairWorksWithoutABackend() {

@@ -1,3 +1,4 @@
+import BlogWire
 import BlogCore
 import BlogTestSupport
 import Dispatch
@@ -82,6 +83,25 @@ struct StorageConformanceTests {
             let post = try #require(try store.posts(ofUserID: alice.id).first)
             #expect(post.title == "Titulek článku")
             #expect(post.content == content)
+        }
+    }
+
+    /// A post's place reads back as sent, from every query that reads
+    /// posts; a post without one has none.
+    @Test(arguments: Backend.available) func placesRoundTripExactly(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            let place = try Place(latitude: "-33.8688000", longitude: "151.2093")
+            let placed = try store.insertPost(userID: alice.id, title: "t", content: "c", weight: 2, place: place, at: t0,
+                                              layout: PageLayout(pageSize: 50), token: UUID()).record
+            #expect(placed.place == place)
+            let plain = try store.addPost(userID: alice.id, title: "u", content: "d", at: t0)
+            #expect(try store.posts(ids: [placed.id, plain.id]).sorted { $0.id < $1.id }.map(\.place) == [place, nil])
+            #expect(try store.recentPosts(ofUserID: alice.id, limit: 5).map(\.place) == [nil, place])
+            #expect(try store.recentPosts(limit: 5).map(\.post.place) == [nil, place])
+            let edited = try #require(try store.editPost(id: placed.id, ofUserID: alice.id, title: "t2", content: "c2",
+                                                         weight: 4, at: t0.addingTimeInterval(1)))
+            #expect(edited.place == place, "an edit keeps the place")
         }
     }
 

@@ -25,6 +25,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 ATOM = "{http://www.w3.org/2005/Atom}"
+GEORSS = "{http://www.georss.org/georss}"
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "atom.rnc")
 DECLARATION = b'<?xml version="1.0" encoding="utf-8"?>\n'
 # RFC 3339, always UTC, always milliseconds: what AtomFeed promises.
@@ -102,6 +103,14 @@ def links(parent, where):
     return by_rel
 
 
+def point(entry, where):
+    """The entry's GeoRSS point text, None without one; never two."""
+    found = entry.findall(GEORSS + "point")
+    if len(found) > 1:
+        raise Failure(f"{where}: {len(found)} georss:point elements")
+    return found[0].text if found else None
+
+
 def check_xml(data, expected):
     """Well-formedness and blogd's promises, read exactly (expat)."""
     if not data.startswith(DECLARATION):
@@ -139,6 +148,7 @@ def check_xml(data, expected):
             "content_html": content.text or "",
             "published_ms": millis(only(entry, "published", where).text),
             "updated_ms": millis(only(entry, "updated", where).text),
+            "point": point(entry, where),
         })
 
     if expected is not None:
@@ -198,6 +208,15 @@ def check_feedparser(data, expected):
         expect_equal(f"{where} link", entry.get("link"), wanted["link"])
         expect_equal(f"{where} content type", entry.content[0].type, "text/html")
         expect_equal(f"{where} content", entry.content[0].value, as_feedparser_reads(wanted["content_html"]))
+        # feedparser reads a GeoRSS point as GeoJSON: (longitude, latitude).
+        where_ = entry.get("where")
+        if wanted.get("point") is None:
+            if where_:
+                raise Failure(f"{where}: a place where none was given: {where_!r}")
+        else:
+            lat, lon = (float(part) for part in wanted["point"].split())
+            if not where_ or where_.get("type") != "Point" or tuple(where_.get("coordinates")) != (lon, lat):
+                raise Failure(f"{where}: feedparser read the place as {where_!r}, not ({lon}, {lat})")
         expect_equal(f"{where} published", millis(entry.get("published")), wanted["published_ms"])
         expect_equal(f"{where} updated", millis(entry.get("updated")), wanted["updated_ms"])
         moment = datetime.datetime.fromtimestamp(wanted["published_ms"] // 1000, datetime.timezone.utc)

@@ -1,3 +1,4 @@
+import BlogWire
 import Foundation
 
 /// An Atom feed (RFC 4287) rendered straight into UTF-8 bytes.
@@ -32,9 +33,12 @@ public enum AtomFeed {
         public var published: Date
         /// The same as `published` unless the post was edited.
         public var updated: Date
+        /// Where it was written: a GeoRSS `point`.
+        public var place: Place?
 
         public init(id: String, title: String, author: String, link: String, content: String,
-                    published: Date, updated: Date) {
+                    published: Date, updated: Date, place: Place? = nil) {
+            self.place = place
             self.id = id
             self.title = title
             self.author = author
@@ -60,7 +64,11 @@ public enum AtomFeed {
         // Escaping grows text a little; one reservation keeps the common
         // case to a single allocation.
         out.reserveCapacity(1024 + entries.reduce(0) { $0 + 640 + $1.content.utf8.count * 5 / 4 })
-        out += "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n".utf8
+        out += "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"".utf8
+        // GeoRSS-Simple, declared only where a post has a place: feeds
+        // without one stay as they were.
+        if entries.contains(where: { $0.place != nil }) { out += " xmlns:georss=\"http://www.georss.org/georss\"".utf8 }
+        out += ">\n".utf8
         element("id", id, indent: 1, to: &out)
         element("title", title, attributes: " type=\"text\"", indent: 1, to: &out)
         date("updated", updated, indent: 1, to: &out)
@@ -79,6 +87,10 @@ public enum AtomFeed {
             out += "    <author>\n".utf8
             element("name", entry.author, indent: 3, to: &out)
             out += "    </author>\n".utf8
+            if let place = entry.place {
+                // "LAT LON", as GeoRSS-Simple orders them.
+                element("georss:point", "\(place.latitude) \(place.longitude)", indent: 2, to: &out)
+            }
             // type="html": the page's own rendering of the text (escaped,
             // <br> for line breaks), so a reader shows what the page shows.
             html.removeAll(keepingCapacity: true)

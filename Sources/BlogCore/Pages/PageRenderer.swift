@@ -1,3 +1,4 @@
+import BlogWire
 /// The HTML of blogd's pages, rendered straight into UTF-8 bytes.
 ///
 /// Pages are line-oriented, as the original server's were: the heading
@@ -38,10 +39,24 @@ public enum PageRenderer {
             out += dateMiddle
             out += Array(PostDate.human(edited).utf8)
         }
+        out += datesEnd
+        if let place = post.place { appendPlace(place, to: &out) }
         out += contentStart
         HTMLEscape.appendMultiline(post.content, to: &out)
         out += articleEnd
         return out
+    }
+
+    /// A post's place as a link to OpenStreetMap's map at that point
+    /// (the map comes from OpenStreetMap in the reader's browser; blogd
+    /// sends no location anywhere).
+    static func appendPlace(_ place: Place, to out: inout [UInt8]) {
+        let (lat, lon) = (place.latitude, place.longitude)
+        out += Array("<p class=\"place\"><a href=\"".utf8)
+        HTMLEscape.append("https://www.openstreetmap.org/?mlat=\(lat)&mlon=\(lon)#map=16/\(lat)/\(lon)", to: &out)
+        out += Array("\">📍 ".utf8)
+        HTMLEscape.append("\(lat), \(lon)", to: &out)
+        out += Array("</a></p>".utf8)
     }
 
     /// What a post's text weighs on a page: its title and content as
@@ -167,7 +182,8 @@ public enum PageRenderer {
     private static let editedStart = Array("</time> · edited <time datetime=\"".utf8)
     private static let noPosts = Array("<p class=\"empty\">No posts yet.</p>".utf8)
     private static let dateMiddle = Array("\">".utf8)
-    private static let contentStart = Array("</time></p><div class=\"content\">".utf8)
+    private static let datesEnd = Array("</time></p>".utf8)
+    private static let contentStart = Array("<div class=\"content\">".utf8)
     private static let articleEnd = Array("</div></article>".utf8)
 
     private static let documentStart = Array("""

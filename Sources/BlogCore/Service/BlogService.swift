@@ -149,6 +149,8 @@ public final class BlogService: Sendable {
             return (login(user, password, &session), nil)
         case .newPost(let user, let title, let content):
             return (RequestDeadline.$end.withValue(storageDeadline()) { newPost(user, title, content, session) }, nil)
+        case .geoPost(let user, let place, let title, let content):
+            return (RequestDeadline.$end.withValue(storageDeadline()) { newPost(user, title, content, session, at: place) }, nil)
         case .listPosts(let user):
             return RequestDeadline.$end.withValue(storageDeadline()) { listPosts(user, session) }
         case .editPost(let user, let id, let title, let content):
@@ -248,14 +250,15 @@ public final class BlogService: Sendable {
             || leases.isHeld(by: user, from: session.peerAddress)
     }
 
-    private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session) -> Reply {
+    private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session,
+                         at place: Place? = nil) -> Reply {
         do {
             guard var owner = try users.user(named: user) else { return .postRefused }
             guard try mayActAs(user, session) else { return .postRefused }
             let weight = PageRenderer.weight(title: title, content: content)
             let token = UUID.random()
             var inserted = Result { () throws(StorageError) in
-                try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight,
+                try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight, place: place,
                                        at: now().wholeMilliseconds, layout: settings.layout, token: token)
             }
             if case .failure(.unknownUser) = inserted {
@@ -265,7 +268,7 @@ public final class BlogService: Sendable {
                 guard let current = try users.user(named: user), current.id != owner.id else { return .postRefused }
                 owner = current
                 inserted = Result { () throws(StorageError) in
-                    try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight,
+                    try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight, place: place,
                                            at: now().wholeMilliseconds, layout: settings.layout, token: token)
                 }
             }

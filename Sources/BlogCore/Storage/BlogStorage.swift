@@ -1,3 +1,4 @@
+import BlogWire
 import Foundation
 
 /// What the service needs of a database: users, posts, and the page groups
@@ -33,7 +34,7 @@ public protocol BlogStorage: Sendable {
     /// lost on the way back (a server over the network) stores it with the
     /// post, settles a commit whose outcome it did not hear by looking for
     /// it, and throws `.outcomeUnknown` only when it could not in time.
-    func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+    func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, at date: Date,
                     layout: PageLayout, token: UUID) throws(StorageError) -> NewPost
 
     /// Settles the insert of `token` for good: if no post holds it, no post
@@ -175,11 +176,18 @@ public struct NewPost: Sendable {
 }
 
 extension BlogStorage {
+    /// `insertPost` of a post with no place.
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+                           layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
+        try insertPost(userID: userID, title: title, content: content, weight: weight, place: nil, at: date,
+                       layout: layout, token: token)
+    }
+
     /// `insertPost`, for callers that need the record only.
     public func addPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
                         layout: PageLayout) throws(StorageError) -> PostRecord {
-        try insertPost(userID: userID, title: title, content: content, weight: weight, at: date, layout: layout,
-                       token: UUID()).record
+        try insertPost(userID: userID, title: title, content: content, weight: weight, place: nil, at: date,
+                       layout: layout, token: UUID()).record
     }
 
     /// `addPost` with the weight the service computes and, unless told,

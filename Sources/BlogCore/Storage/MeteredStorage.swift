@@ -1,3 +1,4 @@
+import BlogWire
 import Foundation
 
 /// A `BlogStorage` that counts the failures of another
@@ -49,9 +50,9 @@ public struct MeteredStorage: BlogStorage {
         try counted(try base.createUser(name: name, passwordHash: passwordHash, at: date))
     }
     public func deleteUser(id: Int64) throws(StorageError) { try counted(try base.deleteUser(id: id)) }
-    public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, at date: Date,
                            layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
-        try counted(try base.insertPost(userID: userID, title: title, content: content, weight: weight, at: date,
+        try counted(try base.insertPost(userID: userID, title: title, content: content, weight: weight, place: place, at: date,
                                         layout: layout, token: token))
     }
     public func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? { try counted(try base.claimPostToken(token)) }

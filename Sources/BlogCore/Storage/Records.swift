@@ -1,3 +1,4 @@
+import BlogWire
 import Foundation
 
 /// A row of `users`.
@@ -39,9 +40,11 @@ public struct PostRecord: Codable, Sendable, Equatable {
     public var weight: Int
     /// When its author last edited it; nil if never.
     public var updatedAt: Date?
+    /// Where it was written, if the author said (`geopost`).
+    public var place: Place? = nil
 
     public init(id: Int64, userID: Int64, title: String, content: String, createdAt: Date,
-                page: Int = 1, weight: Int? = nil, updatedAt: Date? = nil) {
+                page: Int = 1, weight: Int? = nil, updatedAt: Date? = nil, place: Place? = nil) {
         self.id = id
         self.userID = userID
         self.title = title
@@ -50,6 +53,7 @@ public struct PostRecord: Codable, Sendable, Equatable {
         self.page = page
         self.weight = weight ?? PageRenderer.weight(title: title, content: content)
         self.updatedAt = updatedAt
+        self.place = place
     }
 
     /// The post as the layout sees it.

@@ -27,6 +27,7 @@ enum RequestLabels {
         case .posts: 3
         case .editpost: 4
         case .delpost: 5
+        case .geopost: 6
         case nil: unknownCommand
         }
     }
