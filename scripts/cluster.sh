@@ -172,7 +172,9 @@ start() {
         # A generous bound, for a loaded machine: the line comes in well under a second.
         for _ in $(seq 600); do
             grep -q "listening on" "$root/blogd$n.log" && break
-            live_pid "$root/blogd$n.pid" blogd >/dev/null || break
+            # Alive, not "is blogd": right after the fork, before nohup's
+            # exec, the child's command line is still this script's.
+            kill -0 "$(cat "$root/blogd$n.pid")" 2>/dev/null || break
             sleep 0.1
         done
         grep -q "listening on" "$root/blogd$n.log" \

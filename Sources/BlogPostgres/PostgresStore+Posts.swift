@@ -234,6 +234,13 @@ extension PostgresStore {
             """, Self.post)
     }
 
+    public func placedPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord] {
+        try rows("""
+            SELECT \(unescaped: Self.postColumns) FROM posts WHERE user_id = \(userID) AND latitude IS NOT NULL
+            ORDER BY page DESC, id DESC LIMIT \(limit)
+            """, Self.post)
+    }
+
     public func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading] {
         try rows("""
             SELECT id, title, \(unescaped: Milliseconds.select("created_at")) FROM posts WHERE user_id = \(userID)

@@ -16,9 +16,9 @@ struct ConnectionSetUp: Sendable {
     let logger: Logger
     /// Speak TLS with these (an HTTPS listener).
     var tls: TLSCertificates?
-    /// Answer with a redirect to HTTPS on this port (a plain listener
-    /// when told to send everyone to HTTPS).
-    var redirectPort: Int?
+    /// Answer with a redirect to HTTPS there (a plain listener when told
+    /// to send everyone to HTTPS).
+    var redirect: HTTPSRedirect.Target?
 
     /// Sets up `channel`'s pipeline; on its event loop.
     func configure(_ channel: any Channel) throws {
@@ -28,6 +28,10 @@ struct ConnectionSetUp: Sendable {
         let pipeline = channel.pipeline.syncOperations
         // The context of now: a reload reaches the connections made after it.
         if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls.context)) }
+        // No reading while the client does not read our answers: with the
+        // responder holding the next request, what one connection makes
+        // the server buffer stays within the write watermarks and a page.
+        try pipeline.addHandler(BackPressureHandler())
         // Error handling is BadRequestHandler's; the headers are ours, made
         // valid, so the encoder need not check them again.
         try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false,
@@ -37,6 +41,6 @@ struct ConnectionSetUp: Sendable {
         try pipeline.addHandler(RequestDeadlineHandler(timeout: TimeAmount(limits.timeout)))
         try pipeline.addHandler(connections.tracker())
         try pipeline.addHandler(PageResponder(files: files, accessLog: accessLog, pending: pending, logger: logger,
-                                              redirectPort: redirectPort))
+                                              redirect: redirect))
     }
 }

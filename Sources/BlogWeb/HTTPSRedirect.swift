@@ -3,14 +3,22 @@ import NIOCore
 import NIOHTTP1
 
 /// The answer of a plain HTTP listener that sends everyone to HTTPS: a
-/// `301` to the same path and query on the HTTPS port, at the host the
-/// client asked for.
+/// `301` to the same path and query on the HTTPS port, at the site's own
+/// host when it has one (`base_url`: a cache in front cannot be made to
+/// keep a redirect elsewhere), else at the host the client asked for.
 enum HTTPSRedirect {
-    static func reply(to head: HTTPRequestHead, port: Int) -> PublicFolderHandler.Reply {
-        let host = hostName(head.headers["host"].first) ?? "localhost"
+    /// Where to: the HTTPS port, and the site's host if known.
+    struct Target: Sendable {
+        var port: Int
+        var host: String?
+    }
+
+    static func reply(to head: HTTPRequestHead, target: Target) -> PublicFolderHandler.Reply {
+        let host = target.host ?? hostName(head.headers["host"].first) ?? "localhost"
+        let port = target.port
         let authority = port == 443 ? host : "\(host):\(port)"
         var fields = HTTPFields()
-        fields[.location] = "https://\(authority)\(target(head.uri))"
+        fields[.location] = "https://\(authority)\(Self.target(head.uri))"
         fields[.contentLength] = "0"
         return PublicFolderHandler.Reply(status: .movedPermanently, headers: fields, body: ByteBuffer())
     }
@@ -41,9 +49,13 @@ enum HTTPSRedirect {
         // character or space may reach one, whatever the parser let in.
         guard uri.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7f }) else { return "/" }
         if uri.hasPrefix("/") && !uri.hasPrefix("//") { return uri }
-        let path = PageResponder.Request.path(of: uri)
-        guard path.hasPrefix("/"), !path.hasPrefix("//") else { return "/" }
-        let query = uri.firstIndex(of: "?").map { String(uri[$0...]) } ?? ""
-        return path + query
+        // Absolute form (`http://host/path?query`): the authority ends at
+        // the first `/`, `?` or `#`; what follows is kept.
+        guard let scheme = uri.range(of: "://") else { return "/" }
+        let rest = uri[scheme.upperBound...]
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let tail = rest[end...]
+        let target = tail.hasPrefix("/") ? String(tail) : "/" + tail
+        return target.hasPrefix("//") ? "/" : target
     }
 }

@@ -31,13 +31,18 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
     private var responding = false
     /// Close once the response in progress is written.
     private var closeAfterResponse = false
+    /// A request that came while the client was not reading our answers:
+    /// answered once the channel is writable again, so a client that
+    /// pipelines requests and never reads holds one response, not all.
+    private var held: HTTPRequestHead?
 
-    /// Send every request but the health check to HTTPS on this port.
-    private let redirectPort: Int?
+    /// Send every request but the health check to HTTPS there.
+    private let redirect: HTTPSRedirect.Target?
 
-    init(files: PublicFolderHandler, accessLog: Logger?, pending: PendingCount, logger: Logger, redirectPort: Int? = nil) {
+    init(files: PublicFolderHandler, accessLog: Logger?, pending: PendingCount, logger: Logger,
+         redirect: HTTPSRedirect.Target? = nil) {
         self.files = files
-        self.redirectPort = redirectPort
+        self.redirect = redirect
         self.logger = logger
         self.accessLog = accessLog
         self.pending = pending
@@ -45,11 +50,27 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data) else { return }
-        let request = Request(head)
         responding = true
+        guard context.channel.isWritable else {
+            held = head
+            return
+        }
+        answer(head, context: context)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let head = held {
+            held = nil
+            answer(head, context: context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let request = Request(head)
         closeAfterResponse = closeAfterResponse || !head.isKeepAlive
-        if let redirectPort, request.path != "/healthz" {
-            send(HTTPSRedirect.reply(to: head, port: redirectPort), to: request, context: context)
+        if let redirect, request.path != "/healthz" {
+            send(HTTPSRedirect.reply(to: head, target: redirect), to: request, context: context)
             return
         }
         if let reply = files.immediateReply(method: request.method, path: request.path, fields: request.fields) {

@@ -63,6 +63,9 @@ public struct PublicFolderHandler: Sendable {
         "html": "text/html; charset=utf-8",
         "css": "text/css; charset=utf-8",
         "atom": "application/atom+xml; charset=utf-8",
+        // The map pages' scripts (Leaflet, map.js) and Leaflet's icons.
+        "js": "text/javascript; charset=utf-8",
+        "png": "image/png",
     ]
 
     static let nosniff = HTTPField.Name("X-Content-Type-Options")!
@@ -210,9 +213,8 @@ public struct PublicFolderHandler: Sendable {
             defer { previous = byte }
             switch byte {
             case UInt8(ascii: "/"):
-                // (Byte by byte: Foundation's String.contains would do the `..`
-        // check through NSString, a cost on every request.)
-        plain = plain && !atStart
+                // A name ends here: it must not be empty (`//`, a leading `/`).
+                plain = plain && !atStart
                 atStart = true
             case UInt8(ascii: "."):
                 plain = plain && !atStart && previous != UInt8(ascii: ".")

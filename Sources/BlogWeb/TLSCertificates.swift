@@ -1,5 +1,9 @@
+import NIOCore
 import NIOSSL
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The page server's certificate chain and private key, read from PEM
 /// files, and read again by `reload()` (blogd does on SIGHUP, after a
@@ -31,6 +35,12 @@ public final class TLSCertificates: Sendable {
     var context: NIOSSLContext { current.withLock { $0 } }
 
     private static func context(certificate: String, key: String) throws(TLSError) -> NIOSSLContext {
+        // A FIFO or a device would block the read, and the signal loop with it.
+        for path in [certificate, key] {
+            var info = stat()
+            guard stat(path, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+            guard info.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
+        }
         let chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMFile(certificate)
@@ -48,6 +58,9 @@ public final class TLSCertificates: Sendable {
                                                                      privateKey: .privateKey(privateKey))
         // TLS 1.2 is the oldest any browser of today still speaks.
         configuration.minimumTLSVersion = .tlsv12
+        // A client that never answers our close_notify would hold its
+        // connection (and a place under the limits) for NIO's default 5 s.
+        configuration.shutdownTimeout = .milliseconds(500)
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {

@@ -71,11 +71,15 @@ public final class WebServer: Sendable {
         /// Plain HTTP answers every request (but `/healthz`, for balancers)
         /// with a redirect to the same URL over HTTPS.
         public var redirectPlain: Bool
+        /// The site's host name, for those redirects (nil: the one each
+        /// request names).
+        public var host: String?
 
-        public init(certificates: TLSCertificates, port: Int, redirectPlain: Bool = false) {
+        public init(certificates: TLSCertificates, port: Int, redirectPlain: Bool = false, host: String? = nil) {
             self.certificates = certificates
             self.port = port
             self.redirectPlain = redirectPlain
+            self.host = host
         }
     }
 
@@ -122,7 +126,7 @@ public final class WebServer: Sendable {
                 tlsPort = port
             }
             var plain = setUp
-            if let tls, tls.redirectPlain { plain.redirectPort = tlsPort }
+            if let tls, tls.redirectPlain, let tlsPort { plain.redirect = HTTPSRedirect.Target(port: tlsPort, host: tls.host) }
             let (listener, port) = try await Self.listen(host: host, bindHosts: bindHosts, port: port,
                                                          group: group, limits: limits, setUp: plain)
             listeners.append(listener)

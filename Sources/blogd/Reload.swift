@@ -77,14 +77,26 @@ extension Serve {
         }
     }
 
-    /// `maxConnectionsPerAddress` as the configuration file spells it.
+    /// `maxConnectionsPerAddress` as the configuration file spells it:
+    /// a word starts at each capital after a lower-case letter or digit,
+    /// and an acronym is one word (`baseURL`: `base_url`,
+    /// `httpRedirectHTTPS`: `http_redirect_https`).
     static func fileKey(_ property: String) -> String {
         switch property {
-        case "database": "db"
-        case "publicFolder": "public"
-        default: property.reduce(into: "") { key, character in
-            if character.isUppercase { key += "_" + character.lowercased() } else { key.append(character) }
-        }
+        case "database": return "db"
+        case "publicFolder": return "public"
+        default:
+            let characters = Array(property)
+            var key = ""
+            for (index, character) in characters.enumerated() {
+                if character.isUppercase && index > 0 {
+                    let previous = characters[index - 1]
+                    let next = index + 1 < characters.count ? characters[index + 1] : nil
+                    if !previous.isUppercase || next?.isLowercase == true { key += "_" }
+                }
+                key += character.lowercased()
+            }
+            return key
         }
     }
 }

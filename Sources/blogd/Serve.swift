@@ -64,6 +64,7 @@ struct Serve: AsyncParsableCommand {
             logger.warning("no style.css in the public folder; pages will be unstyled", metadata: ["public": "\(settings.publicFolder)"])
         }
         service.pages.spreadBlogFolders()
+        MapAssets.install(into: settings.publicFolder, logger: logger)
         // Pages are derived data: after a crash they may lag the database.
         // The check reads every blog: a site of a million users may skip it
         // at start and run `blogd rebuild` when it needs to.
@@ -98,7 +99,11 @@ struct Serve: AsyncParsableCommand {
                 var tls: WebServer.TLS?
                 if let httpsPort = settings.httpsPort, let certificate = settings.tlsCertificate, let key = settings.tlsKey {
                     certificates = try TLSCertificates(certificate: certificate, key: key)
-                    tls = WebServer.TLS(certificates: certificates!, port: httpsPort, redirectPlain: settings.httpRedirectHTTPS)
+                    // The site's own host, when base_url names one, for the redirects.
+                    let site = settings.baseURL.flatMap { URLComponents(string: $0)?.host }
+                        .flatMap { $0.isEmpty ? nil : $0.contains(":") ? "[\($0)]" : $0 }
+                    tls = WebServer.TLS(certificates: certificates!, port: httpsPort, redirectPlain: settings.httpRedirectHTTPS,
+                                        host: site)
                 }
                 web = try await WebServer(folder: URL(fileURLWithPath: settings.publicFolder), host: settings.host,
                                           port: httpPort, logger: Logger(label: "blogd.http"),

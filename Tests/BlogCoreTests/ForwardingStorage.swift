@@ -53,6 +53,9 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     func recentPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord] {
         try store.recentPosts(ofUserID: userID, limit: limit)
     }
+    func placedPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord] {
+        try store.placedPosts(ofUserID: userID, limit: limit)
+    }
     func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading] {
         try store.postHeadings(ofUserID: userID, limit: limit)
     }

@@ -15,7 +15,7 @@ struct GeoPostTests {
         #expect(try f.ask("newpost:alice:Indoors:no place[E];") == "post:OK[E];")
         let link = "https://www.openstreetmap.org/?mlat=50.0874654&amp;mlon=14.4212535#map=16/50.0874654/14.4212535"
         let page = try #require(f.page(of: "alice"))
-        #expect(page.contains("<p class=\"place\"><a href=\"\(link)\">📍 50.0874654, 14.4212535</a></p>"), "\(page)")
+        #expect(page.contains("<p class=\"place\"><a href=\"\(link)\">📍 50.0874654, 14.4212535</a> · <a href=\"alice.map.html\">all places</a></p>"), "\(page)")
         #expect(page.components(separatedBy: "class=\"place\"").count == 2, "only the placed post has a place")
         let alice = try #require(try f.store.user(named: "alice"))
         let post = try #require(try f.store.posts(ofUserID: alice.id).last)
@@ -27,9 +27,28 @@ struct GeoPostTests {
         #expect(feed.contains("xmlns:georss=\"http://www.georss.org/georss\""))
         #expect(feed.contains("<georss:point>50.0874654 14.4212535</georss:point>"))
         #expect(feed.components(separatedBy: "<georss:point>").count == 2)
+        // The map page lists the placed posts only, linked to their pages.
+        let map = try String(contentsOf: f.publicFolder.appendingPathComponent("alice.map.html"), encoding: .utf8)
+        #expect(map.contains("<li data-lat=\"50.0874654\" data-lon=\"14.4212535\"><a href=\"alice/\(post.id).html\">On the bridge</a>"))
+        #expect(map.components(separatedBy: "<li ").count == 2)
+        #expect(map.contains("<script src=\"leaflet/leaflet.js\" defer></script>") && map.contains("<script src=\"map.js\" defer></script>"))
         // An edit keeps the place: the wire form of editpost has none.
         #expect(try f.ask("editpost:alice:\(post.id):On the bridge:fixed[E];") == "edit:OK[E];")
         #expect(try #require(f.page(of: "alice")).contains(link))
+        // With its last placed post deleted, a blog has no map page.
+        #expect(try f.ask("delpost:alice:\(post.id)[E];") == "del:OK[E];")
+        f.service.writeIndex()
+        #expect(!FileManager.default.fileExists(atPath: f.publicFolder.appendingPathComponent("alice.map.html").path))
+    }
+
+    @Test func aBlogWithoutPlacesHasNoMapPage() throws {
+        let f = try ServerFixture()
+        defer { _ = f.tearDown() }
+        try f.registerAndLogin("erin")
+        #expect(try f.ask("newpost:erin:Indoors:no place[E];") == "post:OK[E];")
+        f.service.writeIndex()
+        #expect(!FileManager.default.fileExists(atPath: f.publicFolder.appendingPathComponent("erin.map.html").path))
+        #expect(try #require(f.page(of: "erin")).contains("class=\"place\"") == false)
     }
 
     @Test func refusalsStoreNothing() throws {

@@ -99,6 +99,8 @@ struct StorageConformanceTests {
             #expect(try store.posts(ids: [placed.id, plain.id]).sorted { $0.id < $1.id }.map(\.place) == [place, nil])
             #expect(try store.recentPosts(ofUserID: alice.id, limit: 5).map(\.place) == [nil, place])
             #expect(try store.recentPosts(limit: 5).map(\.post.place) == [nil, place])
+            #expect(try store.placedPosts(ofUserID: alice.id, limit: 10).map(\.id) == [placed.id], "the map's posts")
+            #expect(try store.placedPosts(ofUserID: alice.id, limit: 0).isEmpty)
             let edited = try #require(try store.editPost(id: placed.id, ofUserID: alice.id, title: "t2", content: "c2",
                                                          weight: 4, at: t0.addingTimeInterval(1)))
             #expect(edited.place == place, "an edit keeps the place")

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Testing
 @testable import BlogWeb
@@ -96,6 +99,15 @@ struct TLSTests {
         } throws: { error in
             guard case .unreadable(let path, _) = error as? TLSError else { return false }
             return path == pair.certificate
+        }
+        // A FIFO would block the reload (and blogd's signal loop) in its read.
+        let fifo = folder.root.appendingPathComponent("fifo.pem").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect {
+            try TLSCertificates(certificate: fifo, key: pair.key)
+        } throws: { error in
+            guard case .unreadable(let path, let reason) = error as? TLSError else { return false }
+            return path == fifo && reason == "not a regular file"
         }
         #expect {
             try TLSCertificates(certificate: pair.certificate, key: other.key)

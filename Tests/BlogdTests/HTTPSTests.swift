@@ -79,8 +79,8 @@ struct HTTPSTests {
     }
 }
 
-/// Runs `name` from PATH: its exit status and standard output.
-private func tool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+/// Runs `name` (from PATH, or a path): its exit status and standard output.
+func tool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [name] + arguments

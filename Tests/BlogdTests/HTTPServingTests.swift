@@ -32,6 +32,35 @@ struct HTTPServingTests {
         return (server, port, Int(text[text.index(after: text.lastIndex(of: ":")!)...])!)
     }
 
+    /// A placed post: its map page, with the scripts it loads served from
+    /// the public folder (Leaflet copied there when libjs-leaflet is
+    /// installed, as CI does), never from elsewhere.
+    @Test func mapPageAndItsScripts() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, port, http) = try start()
+        defer { _ = server.stop() }
+        #expect(try exchange("register:alice:pw[E];", port: port) == "reg:OK[E];")
+        #expect(try exchange("geopost:alice:60.1699:24.9384:Helsinki:By the sea[E];", port: port) == "post:OK[E];")
+        // The map page is written with the feed, within a second.
+        var map = try httpRequest(port: http, path: "/alice.map.html")
+        let deadline = Date().addingTimeInterval(60)
+        while map.status != 200 && Date() < deadline {
+            usleep(50_000)
+            map = try httpRequest(port: http, path: "/alice.map.html")
+        }
+        #expect(map.status == 200 && map.body.contains("data-lat=\"60.1699\" data-lon=\"24.9384\""))
+        let script = try httpRequest(port: http, path: "/map.js")
+        #expect(script.status == 200 && script.body.contains("L.map(element)"))
+        let leaflet = try httpRequest(port: http, path: "/leaflet/leaflet.js")
+        if FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js") {
+            #expect(leaflet.status == 200 && leaflet.body.contains("Leaflet"))
+            #expect(try httpRequest(port: http, path: "/leaflet/images/marker-icon.png").status == 200)
+        } else {
+            #expect(leaflet.status == 404)
+            #expect(server.stderr.contains("Leaflet not found"))
+        }
+    }
+
     /// A post's own page, its feed, and after its deletion 410 Gone.
     @Test func postPagesFeedsAndGone() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -18,7 +18,7 @@ struct TLSFrontTests {
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let tls = folder.appendingPathComponent("tls")
-        #expect(try command(Self.repository.appendingPathComponent("scripts/make-tls-certificate.sh").path,
+        #expect(try tool(Self.repository.appendingPathComponent("scripts/make-tls-certificate.sh").path,
                             [tls.path, "localhost"]).status == 0)
         let trusted = tls.appendingPathComponent("blog.crt").path
 
@@ -38,7 +38,7 @@ struct TLSFrontTests {
 
         /// One message over TLS, checking the certificate, as the README shows.
         func overTLS(_ message: String) throws -> String {
-            try command("/usr/bin/env", ["sh", "-c",
+            try tool("sh", ["-c",
                 "printf '%s' \"$0\" | openssl s_client -quiet -verify_return_error -connect localhost:\(tlsPort) -CAfile \"$1\" 2>/dev/null",
                 message, trusted]).output
         }
@@ -55,25 +55,12 @@ struct TLSFrontTests {
         #expect(page.contains("sent over TLS") && page.contains("in the clear"))
         // A client that does not trust the certificate gets nothing through.
         let other = folder.appendingPathComponent("other")
-        #expect(try command(Self.repository.appendingPathComponent("scripts/make-tls-certificate.sh").path,
+        #expect(try tool(Self.repository.appendingPathComponent("scripts/make-tls-certificate.sh").path,
                             [other.path, "localhost"]).status == 0)
-        let refused = try command("/usr/bin/env", ["sh", "-c",
+        let refused = try tool("sh", ["-c",
             "printf 'login:alice:pw[E];' | openssl s_client -quiet -verify_return_error -connect localhost:\(tlsPort) -CAfile \"$0\" 2>/dev/null",
             other.appendingPathComponent("blog.crt").path])
         #expect(refused.output.isEmpty && refused.status != 0)
         #expect(server.stop() == 0)
     }
-}
-
-/// Runs an executable: its exit status and standard output.
-private func command(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }

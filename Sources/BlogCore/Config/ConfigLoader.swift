@@ -136,6 +136,9 @@ public enum ConfigLoader {
             // One page server answers both, and it starts with http_port.
             throw ConfigLoadError.invalidValue(key: "https_port", reason: "HTTPS comes with http_port (set http_redirect_https to send everyone to HTTPS)")
         }
+        if let https = config.httpsPort, https != 0, https == config.httpPort || https == config.port {
+            throw ConfigLoadError.invalidValue(key: "https_port", reason: "\(https) is also the port of \(https == config.port ? "the blog protocol" : "plain HTTP")")
+        }
         if config.httpRedirectHTTPS && config.httpsPort == nil {
             throw ConfigLoadError.invalidValue(key: "http_redirect_https", reason: "there is no https_port to send anyone to")
         }

@@ -40,7 +40,7 @@ public enum PageRenderer {
             out += Array(PostDate.human(edited).utf8)
         }
         out += datesEnd
-        if let place = post.place { appendPlace(place, to: &out) }
+        if let place = post.place { appendPlace(place, user: user, to: &out) }
         out += contentStart
         HTMLEscape.appendMultiline(post.content, to: &out)
         out += articleEnd
@@ -50,13 +50,21 @@ public enum PageRenderer {
     /// A post's place as a link to OpenStreetMap's map at that point
     /// (the map comes from OpenStreetMap in the reader's browser; blogd
     /// sends no location anywhere).
-    static func appendPlace(_ place: Place, to out: inout [UInt8]) {
-        let (lat, lon) = (place.latitude, place.longitude)
+    /// Then the blog's map page, with every placed post.
+    static func appendPlace(_ place: Place, user: String, to out: inout [UInt8]) {
         out += Array("<p class=\"place\"><a href=\"".utf8)
-        HTMLEscape.append("https://www.openstreetmap.org/?mlat=\(lat)&mlon=\(lon)#map=16/\(lat)/\(lon)", to: &out)
+        HTMLEscape.append(openStreetMapURL(place), to: &out)
         out += Array("\">📍 ".utf8)
-        HTMLEscape.append("\(lat), \(lon)", to: &out)
-        out += Array("</a></p>".utf8)
+        HTMLEscape.append("\(place.latitude), \(place.longitude)", to: &out)
+        out += Array("</a> · <a href=\"".utf8)
+        HTMLEscape.append(MapPage.file(user: user), to: &out)
+        out += Array("\">all places</a></p>".utf8)
+    }
+
+    /// OpenStreetMap's map at `place`, marked.
+    static func openStreetMapURL(_ place: Place) -> String {
+        let (lat, lon) = (place.latitude, place.longitude)
+        return "https://www.openstreetmap.org/?mlat=\(lat)&mlon=\(lon)#map=16/\(lat)/\(lon)"
     }
 
     /// What a post's text weighs on a page: its title and content as
@@ -134,7 +142,8 @@ public enum PageRenderer {
     /// The shell every page shares: head (with its feeds, autodiscovered),
     /// heading line, one line per fragment, optional navigation, footer.
     static func document(title: String, heading: String, fragments: [[UInt8]], nav: [(href: String, text: String)],
-                         feeds: [(href: String, title: String)] = [], base: String? = nil) -> [UInt8] {
+                         feeds: [(href: String, title: String)] = [], base: String? = nil,
+                         head: [UInt8] = []) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(fragments.reduce(800) { $0 + $1.count + 1 })
         out += documentStart
@@ -152,6 +161,7 @@ public enum PageRenderer {
             HTMLEscape.append(feed.title, to: &out)
             out += tagEnd
         }
+        out += head
         out += headStartToHeading
         HTMLEscape.append(heading, to: &out)
         out += headingEnd

@@ -119,9 +119,21 @@ final class UserPages: Sendable {
         try writeFeed(user)
     }
 
-    /// Writes the blog's feed from its newest posts.
+    /// Writes the blog's feed from its newest posts, and its map page
+    /// (removed when no post has a place).
     func writeFeed(_ user: UserRecord) throws {
         try store.write(try feed(user), file: PageRenderer.feedFile(user: user.name))
+        if let map = try mapPage(user) {
+            try store.write(map, file: MapPage.file(user: user.name))
+        } else if store.exists(file: MapPage.file(user: user.name)) {
+            store.remove(file: MapPage.file(user: user.name))
+        }
+    }
+
+    /// The map page, nil while no post has a place.
+    private func mapPage(_ user: UserRecord) throws -> [UInt8]? {
+        let placed = try storage.placedPosts(ofUserID: user.id, limit: MapPage.limit)
+        return placed.isEmpty ? nil : MapPage.render(user: user.name, posts: placed)
     }
 
     private func feed(_ user: UserRecord) throws -> [UInt8] {
@@ -165,6 +177,7 @@ final class UserPages: Sendable {
             pages.append((PageRenderer.goneFile(user: user.name, id: id), Self.tombstone))
         }
         pages.append((PageRenderer.feedFile(user: user.name), try feed(user)))
+        if let map = try mapPage(user) { pages.append((MapPage.file(user: user.name), map)) }
         return (pages, plan.newestArchive)
     }
 
@@ -188,6 +201,11 @@ final class UserPages: Sendable {
             store.remove(file: user.name + "/" + name)
             changed = true
         }
+        let map = MapPage.file(user: user.name)
+        if !expected.contains(map) && store.exists(file: map) {
+            store.remove(file: map)
+            changed = true
+        }
         archived.withLock { $0[user.id] = archives }
         return changed
     }
@@ -198,6 +216,7 @@ final class UserPages: Sendable {
         removeArchives(of: user.name, after: 0)
         store.remove(file: PageRenderer.mainFile(user: user.name))
         store.remove(file: PageRenderer.feedFile(user: user.name))
+        store.remove(file: MapPage.file(user: user.name))
         forget(user)
     }
 

@@ -84,6 +84,10 @@ public protocol BlogStorage: Sendable {
     /// The user's `limit` newest posts, whole, newest first (a feed).
     func recentPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord]
 
+    /// The user's `limit` newest posts that have a place, whole, newest
+    /// first (the blog's map page).
+    func placedPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord]
+
     /// The id, title and time of the user's `limit` newest posts, newest first.
     func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading]
 

@@ -87,6 +87,9 @@ public struct MeteredStorage: BlogStorage {
     public func recentPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord] {
         try counted(try base.recentPosts(ofUserID: userID, limit: limit))
     }
+    public func placedPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord] {
+        try counted(try base.placedPosts(ofUserID: userID, limit: limit))
+    }
     public func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading] {
         try counted(try base.postHeadings(ofUserID: userID, limit: limit))
     }

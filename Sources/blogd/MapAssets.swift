@@ -1,0 +1,45 @@
+import BlogCore
+import Foundation
+import Logging
+
+/// What the map pages load, put beside the pages at each start: blogd's
+/// own `map.js`, and Leaflet from Debian's libjs-leaflet when installed,
+/// so that no page loads a script from elsewhere. Without Leaflet a map
+/// page is its list of places.
+enum MapAssets {
+    /// Where Debian's libjs-leaflet keeps it.
+    static let leafletSource = "/usr/share/javascript/leaflet"
+    /// What a map page loads of it, under `leaflet/` in the public folder.
+    static let leafletFiles = ["leaflet.js", "leaflet.css", "images/layers.png", "images/layers-2x.png",
+                               "images/marker-icon.png", "images/marker-icon-2x.png", "images/marker-shadow.png"]
+
+    /// Writes `map.js` and copies Leaflet into `folder`, each only when it
+    /// differs; failures are logged, never fatal (the pages do not need them).
+    static func install(into folder: String, from source: String = leafletSource, logger: Logger) {
+        let files = FileManager.default
+        do {
+            try write(Data(MapPage.script.utf8), to: folder + "/map.js")
+        } catch {
+            logger.warning("map.js not written", metadata: ["error": "\(error)"])
+        }
+        guard files.fileExists(atPath: source + "/leaflet.js") else {
+            logger.notice("Leaflet not found (apt-get install libjs-leaflet): map pages show their list of places only")
+            return
+        }
+        do {
+            for name in leafletFiles {
+                guard let data = files.contents(atPath: source + "/" + name) else { continue }
+                try write(data, to: folder + "/leaflet/" + name)
+            }
+        } catch {
+            logger.warning("Leaflet not copied beside the pages", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private static func write(_ data: Data, to path: String) throws {
+        guard FileManager.default.contents(atPath: path) != data else { return }
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url, options: .atomic)
+    }
+}
