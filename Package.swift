@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(
             name: "BlogWebTests",
             dependencies: [
-                "BlogWeb", "BlogSockets",
+                "BlogWeb", "BlogSockets", "BlogTestSupport",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

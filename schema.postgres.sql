@@ -83,3 +83,8 @@ CREATE INDEX users_by_activity ON users (last_post_at DESC NULLS LAST, id DESC);
 ALTER TABLE posts ADD COLUMN latitude text;
 ALTER TABLE posts ADD COLUMN longitude text;
 ALTER TABLE posts ADD CONSTRAINT posts_place CHECK ((latitude IS NULL) = (longitude IS NULL));
+
+-- Migration 6.
+-- The map page reads a blog's placed posts with every feed write:
+-- found without walking the blog's other posts.
+CREATE INDEX posts_placed ON posts (user_id, page, id) WHERE latitude IS NOT NULL;

@@ -38,6 +38,7 @@ CREATE TABLE posts (
 , latitude TEXT, longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL)));
 
 CREATE INDEX posts_by_user ON posts(user_id, page, id, weight, updated_at);
+CREATE INDEX posts_placed ON posts(user_id, page, id) WHERE latitude IS NOT NULL;
 
 CREATE TABLE deleted_posts (
     id         INTEGER PRIMARY KEY,

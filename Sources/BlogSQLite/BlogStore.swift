@@ -317,12 +317,14 @@ public final class BlogStore: BlogStorage {
     }
 
     public func placedPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord] {
-        try read { db in
-            try PostRecord.fetchAll(db, sql: """
-                SELECT * FROM posts WHERE user_id = ? AND latitude IS NOT NULL ORDER BY page DESC, id DESC LIMIT ?
-                """, arguments: [userID, limit])
-        }
+        try read { db in try PostRecord.fetchAll(db, sql: Self.placedPostsQuery, arguments: [userID, limit]) }
     }
+
+    /// Along the partial index `posts_placed` (its `WHERE` repeated, or
+    /// SQLite would not use it).
+    static let placedPostsQuery = """
+        SELECT * FROM posts WHERE user_id = ? AND latitude IS NOT NULL ORDER BY page DESC, id DESC LIMIT ?
+        """
 
     public func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading] {
         try read { db in

@@ -45,8 +45,22 @@ struct SchemaTests {
             try reference.close()
 
             #expect(expected.map(\.name) == ["deleted_posts", "deleted_posts_by_user", "leases", "login_failures", "posts",
-                                             "posts_by_user", "users", "users_by_activity"])
+                                             "posts_by_user", "posts_placed", "users", "users_by_activity"])
             #expect(migrated == expected)
+        }
+    }
+
+    /// The map page's read of a blog's placed posts goes through the
+    /// partial index, never along all of the blog's posts.
+    @Test func placedPostsUseTheirIndex() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            defer { try? store.close() }
+            let plan = try store.pool.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + BlogStore.placedPostsQuery, arguments: [1, 500])
+                    .map { $0["detail"] as String }
+            }
+            #expect(plan.contains { $0.contains("USING INDEX posts_placed") }, "\(plan)")
         }
     }
 
@@ -79,7 +93,7 @@ struct SchemaTests {
             let store = try BlogStore(path: path)
             defer { try? store.close() }
             let applied = try store.pool.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places"])
+            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index"])
         }
     }
 

@@ -1,3 +1,4 @@
+import BlogTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,7 @@ struct TLSTests {
     func makeCertificate(_ name: String) throws -> (certificate: String, key: String) {
         let certificate = folder.root.appendingPathComponent("\(name).crt").path
         let key = folder.root.appendingPathComponent("\(name).key").path
-        let status = try run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        let status = try tool("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                                          "-subj", "/CN=\(name)", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
                                          "-days", "2", "-keyout", key, "-out", certificate]).status
         #expect(status == 0, "openssl made no certificate")
@@ -31,7 +32,7 @@ struct TLSTests {
     /// `curl`'s exit status and output for `url`, trusting only `ca`.
     /// Status 60 is a certificate curl does not trust; 35, a failed handshake.
     func curl(_ url: String, trusting ca: String, _ extra: [String] = []) throws -> (status: Int32, output: String) {
-        try run("curl", ["-sS", "--max-time", "60", "--cacert", ca] + extra + [url])
+        try tool("curl", ["-sS", "--max-time", "60", "--cacert", ca] + extra + [url])
     }
 
     func start(_ tls: WebServer.TLS) async throws -> WebServer {
@@ -50,7 +51,7 @@ struct TLSTests {
         // Another certificate is not trusted in its place: curl checked it.
         #expect(try curl("https://localhost:\(tlsPort)/alice.html", trusting: other.certificate).status == 60)
         // Plain HTTP still answers on its own port.
-        #expect(try run("curl", ["-sS", "http://127.0.0.1:\(web.port)/alice.html"]).output == "<h1>alice</h1>")
+        #expect(try tool("curl", ["-sS", "http://127.0.0.1:\(web.port)/alice.html"]).output == "<h1>alice</h1>")
         await web.stop()
     }
 
@@ -143,7 +144,7 @@ struct TLSTests {
         #expect(health.status != 301, "balancers check health over plain HTTP")
         #expect(absolute.headers["location"] == "https://[::1]:\(tlsPort)/a/b.html?q")
         // Followed, the redirect lands on the page.
-        let followed = try run("curl", ["-sSL", "--max-time", "60", "--cacert", pair.certificate, "http://localhost:\(port)/alice.html"])
+        let followed = try tool("curl", ["-sSL", "--max-time", "60", "--cacert", pair.certificate, "http://localhost:\(port)/alice.html"])
         #expect(followed.output == "<h1>alice</h1>")
         await web.stop()
     }
@@ -177,19 +178,4 @@ struct TLSTests {
         #expect(try curl("https://localhost:\(tlsPort)/alice.html", trusting: pair.certificate).output == "<h1>alice</h1>")
         await web.stop()
     }
-}
-
-/// Runs `tool` (found on PATH) with `arguments`; its exit status and
-/// standard output (standard error goes to the test's).
-@discardableResult
-func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [tool] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }

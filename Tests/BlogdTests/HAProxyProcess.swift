@@ -56,15 +56,7 @@ final class HAProxyProcess: @unchecked Sendable {
             """
         let configFile = folder.appendingPathComponent("haproxy.cfg")
         try config.write(to: configFile, atomically: true, encoding: .utf8)
-        process.executableURL = binary
-        process.arguments = ["-db", "-f", configFile.path]
-        let log = folder.appendingPathComponent("haproxy.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        try waitUntilAccepting()
+        try launch(binary, configFile: configFile, environment: [:])
     }
 
     /// Starts HAProxy on a config file of its own (the repository's, say)
@@ -74,6 +66,12 @@ final class HAProxyProcess: @unchecked Sendable {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-haproxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         self.port = port
+        try launch(binary, configFile: configFile, environment: environment)
+    }
+
+    /// Runs HAProxy in the foreground on `configFile`, its output to
+    /// `haproxy.log`; returns once it accepts on `port`.
+    private func launch(_ binary: URL, configFile: URL, environment: [String: String]) throws {
         process.executableURL = binary
         process.arguments = ["-db", "-f", configFile.path]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

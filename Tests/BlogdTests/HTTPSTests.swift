@@ -1,3 +1,4 @@
+import BlogTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -77,17 +78,4 @@ struct HTTPSTests {
         #expect(result.status != 0)
         #expect(result.err.contains("cannot use \(missing)"), "\(result.err)")
     }
-}
-
-/// Runs `name` (from PATH, or a path): its exit status and standard output.
-func tool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [name] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }

@@ -1,3 +1,4 @@
+import BlogTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
