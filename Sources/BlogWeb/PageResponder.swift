@@ -59,11 +59,18 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, let head = held {
+        // A closing channel turns writable as its writes fail: nothing to
+        // answer then (a reply started now could outlive the server's stop).
+        if context.channel.isWritable, context.channel.isActive, let head = held {
             held = nil
             answer(head, context: context)
         }
         context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        held = nil
+        context.fireChannelInactive()
     }
 
     private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {

@@ -17,7 +17,10 @@ struct PageResponderHoldTests {
         let responder = PageResponder(files: PublicFolderHandler(folder: folder.public), accessLog: nil,
                                       pending: PendingCount(), logger: Logger(label: "test"),
                                       redirect: HTTPSRedirect.Target(port: 8443, host: "blog.example"))
-        return EmbeddedChannel(handler: responder)
+        let channel = EmbeddedChannel(handler: responder)
+        // Connected, as a real client's channel is: a closed one gets no answer.
+        try channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        return channel
     }
 
     func request(_ uri: String) -> HTTPServerRequestPart {
