@@ -1,10 +1,11 @@
--- The blogd database in PostgreSQL: users, their posts, login leases and
--- failed logins. The program creates exactly this schema through its
--- migrations (Sources/BlogPostgres/PostgresSchema.swift), besides its own
--- bookkeeping table schema_migrations; a test proves the two agree.
+-- The blogd database in PostgreSQL: users, their posts, login leases,
+-- failed logins and access tokens. The program creates exactly this schema
+-- through its migrations (Sources/BlogPostgres/PostgresSchema.swift),
+-- besides its own bookkeeping table schema_migrations; a test proves the
+-- two agree.
 -- A user's name keeps the case given at registration and is unique
 -- regardless of case (users_name_key, on lower(name)).
--- Post and user times are timestamptz, stored to the millisecond; lease and
+-- Post, user and token times are timestamptz, stored to the millisecond; lease and
 -- login times are epoch seconds, as in SQLite.
 -- A post's page is its page group (1 = oldest), chosen when it is stored;
 -- its weight is its escaped title and text in bytes (see PageLayout).
@@ -88,3 +89,20 @@ ALTER TABLE posts ADD CONSTRAINT posts_place CHECK ((latitude IS NULL) = (longit
 -- The map page reads a blog's placed posts with every feed write:
 -- found without walking the blog's other posts.
 CREATE INDEX posts_placed ON posts (user_id, page, id) WHERE latitude IS NOT NULL;
+
+-- Migration 7.
+-- Web sessions and bearer tokens: only the SHA-256 of a secret
+-- (hex) is kept; expires_at NULL means until revoked. A user's
+-- tokens go with the user.
+CREATE TABLE access_tokens (
+    id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    user_id     bigint      NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    secret_hash text        NOT NULL UNIQUE CHECK (char_length(secret_hash) = 64),
+    kind        text        NOT NULL CHECK (kind IN ('session', 'bearer')),
+    scopes      text        NOT NULL,
+    label       text        NOT NULL,
+    created_at  timestamptz NOT NULL,
+    expires_at  timestamptz
+);
+CREATE INDEX access_tokens_by_user ON access_tokens (user_id, id);
+CREATE INDEX access_tokens_by_expiry ON access_tokens (expires_at);

@@ -17,6 +17,9 @@
 -- them, decimal text: both or neither.
 -- Leases and failed logins are shared by every instance on the database;
 -- their times are seconds since 1970.
+-- Access tokens (web sessions, bearer tokens) keep only the SHA-256 of their
+-- secret, in hex; expires_at NULL means until revoked. Their ids are
+-- AUTOINCREMENT: a revoked token's id never names another token.
 
 CREATE TABLE users (
     id            INTEGER PRIMARY KEY,
@@ -65,3 +68,17 @@ CREATE TABLE login_failures (
     locked_until  REAL,
     PRIMARY KEY (user_key, address)
 ) WITHOUT ROWID;
+
+CREATE TABLE access_tokens (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id     INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    secret_hash TEXT    NOT NULL UNIQUE CHECK (length(secret_hash) = 64),
+    kind        TEXT    NOT NULL CHECK (kind IN ('session', 'bearer')),
+    scopes      TEXT    NOT NULL,
+    label       TEXT    NOT NULL,
+    created_at  TEXT    NOT NULL,
+    expires_at  TEXT
+);
+
+CREATE INDEX access_tokens_by_user ON access_tokens(user_id, id);
+CREATE INDEX access_tokens_by_expiry ON access_tokens(expires_at);

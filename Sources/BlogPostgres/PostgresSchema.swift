@@ -96,6 +96,23 @@ public enum PostgresSchema {
             -- found without walking the blog's other posts.
             CREATE INDEX posts_placed ON posts (user_id, page, id) WHERE latitude IS NOT NULL;
             """),
+        Migration(version: 7, name: "access tokens", sql: """
+            -- Web sessions and bearer tokens: only the SHA-256 of a secret
+            -- (hex) is kept; expires_at NULL means until revoked. A user's
+            -- tokens go with the user.
+            CREATE TABLE access_tokens (
+                id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                user_id     bigint      NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                secret_hash text        NOT NULL UNIQUE CHECK (char_length(secret_hash) = 64),
+                kind        text        NOT NULL CHECK (kind IN ('session', 'bearer')),
+                scopes      text        NOT NULL,
+                label       text        NOT NULL,
+                created_at  timestamptz NOT NULL,
+                expires_at  timestamptz
+            );
+            CREATE INDEX access_tokens_by_user ON access_tokens (user_id, id);
+            CREATE INDEX access_tokens_by_expiry ON access_tokens (expires_at);
+            """),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

@@ -34,7 +34,7 @@ extension PostgresStore {
         return UserRecord(id: id, name: name, passwordHash: passwordHash, createdAt: Milliseconds.date(created))
     }
 
-    /// Deletes a user (and, by cascade, their posts).
+    /// Deletes a user (and, by cascade, their posts and access tokens).
     public func deleteUser(id: Int64) throws(StorageError) {
         try execute("DELETE FROM users WHERE id = \(id)")
     }

@@ -74,7 +74,7 @@ public final class BlogStore: BlogStorage {
         }
     }
 
-    /// Deletes a user (and, by cascade, their posts).
+    /// Deletes a user (and, by cascade, their posts and access tokens).
     public func deleteUser(id: Int64) throws(StorageError) {
         try gate.pass { () throws(StorageError) in try delete(UserRecord.self, id) }
         newest.forget(id)

@@ -116,6 +116,25 @@ enum Schema {
         CREATE INDEX posts_placed ON posts(user_id, page, id) WHERE latitude IS NOT NULL;
         """
 
+    /// Access tokens: web sessions and bearer tokens. Only a secret's
+    /// SHA-256 is kept, so a copy of the file opens no session; a user's
+    /// tokens go with the user. AUTOINCREMENT: a revoked token's id (what
+    /// `blogd revoke-token` takes) never comes back as another token's.
+    static let version9 = """
+        CREATE TABLE access_tokens (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id     INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            secret_hash TEXT    NOT NULL UNIQUE CHECK (length(secret_hash) = 64),
+            kind        TEXT    NOT NULL CHECK (kind IN ('session', 'bearer')),
+            scopes      TEXT    NOT NULL,
+            label       TEXT    NOT NULL,
+            created_at  TEXT    NOT NULL,
+            expires_at  TEXT
+        );
+        CREATE INDEX access_tokens_by_user ON access_tokens(user_id, id);
+        CREATE INDEX access_tokens_by_expiry ON access_tokens(expires_at);
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -143,6 +162,9 @@ enum Schema {
         }
         migrator.registerMigration("v8-placed-post-index") { db in
             try db.execute(sql: version8)
+        }
+        migrator.registerMigration("v9-access-tokens") { db in
+            try db.execute(sql: version9)
         }
         return migrator
     }

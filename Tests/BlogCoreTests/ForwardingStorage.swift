@@ -84,6 +84,20 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     func clearLoginFailures(userKey: String, address: String) throws(StorageError) {
         try store.clearLoginFailures(userKey: userKey, address: address)
     }
+    func createToken(userID: Int64, secretHash: String, kind: AccessToken.Kind, scopes: String, label: String,
+                     at date: Date, expires: Date?) throws(StorageError) -> AccessToken {
+        try store.createToken(userID: userID, secretHash: secretHash, kind: kind, scopes: scopes, label: label,
+                              at: date, expires: expires)
+    }
+    func token(secretHash: String) throws(StorageError) -> AccessToken? { try store.token(secretHash: secretHash) }
+    func tokens(ofUserID userID: Int64) throws(StorageError) -> [AccessToken] { try store.tokens(ofUserID: userID) }
+    func deleteToken(id: Int64, ofUserID userID: Int64) throws(StorageError) -> Bool {
+        try store.deleteToken(id: id, ofUserID: userID)
+    }
+    func deleteTokens(ofUserID userID: Int64, kind: AccessToken.Kind?) throws(StorageError) -> Int {
+        try store.deleteTokens(ofUserID: userID, kind: kind)
+    }
+    func deleteTokens(expiredBefore date: Date) throws(StorageError) -> Int { try store.deleteTokens(expiredBefore: date) }
     func ping() throws(StorageError) { try store.ping() }
     func close() throws(StorageError) { try store.close() }
 }

@@ -121,6 +121,28 @@ public struct MeteredStorage: BlogStorage {
     public func clearLoginFailures(userKey: String, address: String) throws(StorageError) {
         try counted(try base.clearLoginFailures(userKey: userKey, address: address))
     }
+    public func createToken(userID: Int64, secretHash: String, kind: AccessToken.Kind, scopes: String, label: String,
+                            at date: Date, expires: Date?) throws(StorageError) -> AccessToken {
+        try counted(try base.createToken(userID: userID, secretHash: secretHash, kind: kind, scopes: scopes, label: label,
+                                         at: date, expires: expires))
+    }
+    public func token(secretHash: String) throws(StorageError) -> AccessToken? {
+        try counted(try base.token(secretHash: secretHash))
+    }
+    public func tokens(ofUserID userID: Int64) throws(StorageError) -> [AccessToken] {
+        try counted(try base.tokens(ofUserID: userID))
+    }
+    public func deleteToken(id: Int64, ofUserID userID: Int64) throws(StorageError) -> Bool {
+        try counted(try base.deleteToken(id: id, ofUserID: userID))
+    }
+    @discardableResult
+    public func deleteTokens(ofUserID userID: Int64, kind: AccessToken.Kind?) throws(StorageError) -> Int {
+        try counted(try base.deleteTokens(ofUserID: userID, kind: kind))
+    }
+    @discardableResult
+    public func deleteTokens(expiredBefore date: Date) throws(StorageError) -> Int {
+        try counted(try base.deleteTokens(expiredBefore: date))
+    }
     public func ping() throws(StorageError) { try counted(try base.ping()) }
     public func close() throws(StorageError) { try counted(try base.close()) }
 }

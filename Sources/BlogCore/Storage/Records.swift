@@ -67,6 +67,36 @@ public struct PostRecord: Codable, Sendable, Equatable {
     }
 }
 
+/// A row of `access_tokens`: what a web session (its cookie) or a bearer
+/// token (Micropub) stands for. The secret itself is never stored, only
+/// its SHA-256, so a copy of the database lets nobody in.
+public struct AccessToken: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case session, bearer
+    }
+
+    public var id: Int64
+    public var userID: Int64
+    public var kind: Kind
+    /// Space-separated scopes ("create update delete media"); empty for a session.
+    public var scopes: String
+    /// Shown to the user: the app or client id it was made for.
+    public var label: String
+    public var createdAt: Date
+    /// nil: until revoked.
+    public var expiresAt: Date?
+
+    public init(id: Int64, userID: Int64, kind: Kind, scopes: String, label: String, createdAt: Date, expiresAt: Date?) {
+        self.id = id
+        self.userID = userID
+        self.kind = kind
+        self.scopes = scopes
+        self.label = label
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
 /// A post with its author's name (the site feed).
 public struct AuthoredPost: Sendable, Equatable {
     public var post: PostRecord

@@ -45,3 +45,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension StorageError {
+    /// `createToken` with a secret hash already stored. Two random 256-bit
+    /// secrets never meet: this means the same secret was stored twice (a
+    /// bug), so it is a failure, not an answer (`.nameTaken` is one).
+    public static let tokenHashTaken = StorageError.failed("an access token with that secret hash exists")
+}
