@@ -310,12 +310,14 @@ public final class BlogService: Sendable {
     }
 
     /// Deletes the login state that counts for nothing any more: expired
-    /// leases and stale failed-login records (blogd does it every minute).
+    /// leases and access tokens, and stale failed-login records (blogd
+    /// does it every minute).
     /// Returns how many failed-login records went.
     @discardableResult
     public func pruneLoginState() throws(StorageError) -> Int {
         let current = now()
         try storage.deleteLeases(expiredBefore: current)
+        try storage.deleteTokens(expiredBefore: current)
         let stale = try storage.deleteStaleLoginFailures(at: current, policy: settings.loginThrottle)
         // A day is far longer than any commit a token could still settle.
         try storage.deletePostTokens(before: current - 86_400)
