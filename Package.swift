@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "BlogServer", targets: ["BlogServer"]),
         .library(name: "BlogClient", targets: ["BlogClient"]),
         .library(name: "BlogWeb", targets: ["BlogWeb"]),
+        .library(name: "BlogApp", targets: ["BlogApp"]),
         .library(name: "BlogPostgres", targets: ["BlogPostgres"]),
         .executable(name: "blog", targets: ["blog"]),
         .executable(name: "blogbench", targets: ["blogbench"]),
@@ -102,9 +103,22 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
+        // The web client and Micropub: forms, sessions and tokens on the
+        // page server, every change through the blog port's budgets.
+        .target(
+            name: "BlogApp",
+            dependencies: [
+                "BlogCore",
+                "BlogWeb",
+                "BlogWire",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "blogd",
             dependencies: [
+                "BlogApp",
                 "BlogCore",
                 "BlogSQLite",
                 "BlogPostgres",
@@ -147,6 +161,10 @@ let package = Package(
         ),
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),
         .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
+        .testTarget(name: "BlogAppTests", dependencies: [
+            "BlogApp", "BlogCore", "BlogWeb", "BlogWire", "BlogServer", "BlogTestSupport",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
         .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "BlogWire", "BlogSockets", "blog", "BlogTestSupport"]),
         .testTarget(
             name: "BlogWebTests",

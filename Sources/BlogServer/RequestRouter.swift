@@ -48,13 +48,33 @@ final class RequestRouter: Sendable {
         guard let command = Request.command(of: body) else {
             return answer(Outcome(reply: Self.unknownCommandReply(body)), nil, session)
         }
+        return dispatch(command, cost: body.count, session: session, from: key, at: started, done: done) { [service] session in
+            service.handle(message: body, session: &session)
+        }
+    }
+
+    /// The same for a request another front door parsed (the web client,
+    /// Micropub): the same budgets, lanes and metrics as the blog port's.
+    func route(_ request: Request, session: Session, from key: AddressKey, at started: Moment,
+               done: @escaping @Sendable (Outcome, Session) -> Void) -> Outcome? {
+        // The request's own command always exists.
+        let command = Request.Command(rawValue: request.command) ?? .newpost
+        let cost = request.fields.reduce(request.command.utf8.count) { $0 + 1 + $1.utf8.count }
+        return dispatch(command, cost: cost, session: session, from: key, at: started, done: done) { [service] session in
+            service.outcome(of: request, session: &session)
+        }
+    }
+
+    private func dispatch(_ command: Request.Command, cost bytes: Int, session: Session, from key: AddressKey,
+                          at started: Moment, done: @escaping @Sendable (Outcome, Session) -> Void,
+                          work: @escaping @Sendable (inout Session) -> Outcome) -> Outcome? {
         var session = session
         if command.hashesPassword { session.standing = standing.standing(of: key, at: started) }
-        let job: @Sendable () -> Void = { [service, audit, clock, standing, session] in
+        let job: @Sendable () -> Void = { [audit, clock, standing, session] in
             var session = session
             // (The hash lane's wait is for a hashing thread: the service measures it.)
             if !command.hashesPassword { LaneMetrics.shared.postWait.recordSeconds(clock.now().seconds(since: started)) }
-            let outcome = service.handle(message: body, session: &session)
+            let outcome = work(&session)
             let now = clock.now()
             if command.hashesPassword {
                 standing.record(outcome.reply, for: key, at: now)
@@ -72,9 +92,9 @@ final class RequestRouter: Sendable {
             // edit or deletion (every page it was on, two feeds and the
             // index, before the reply) as a larger one.
             let cost = switch command {
-            case .posts: max(body.count, Self.leastListCost)
-            case .editpost, .delpost: max(body.count, Self.leastEditCost)
-            default: body.count
+            case .posts: max(bytes, Self.leastListCost)
+            case .editpost, .delpost: max(bytes, Self.leastEditCost)
+            default: bytes
             }
             guard postBudget.take(Double(cost), for: key, at: started) else {
                 BudgetMetrics.shared.postBytes.increment()

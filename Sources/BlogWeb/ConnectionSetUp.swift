@@ -19,6 +19,8 @@ struct ConnectionSetUp: Sendable {
     /// Answer with a redirect to HTTPS there (a plain listener when told
     /// to send everyone to HTTPS).
     var redirect: HTTPSRedirect.Target?
+    /// The web client and Micropub, when served.
+    var application: ApplicationRunner?
 
     /// Sets up `channel`'s pipeline; on its event loop.
     func configure(_ channel: any Channel) throws {
@@ -41,6 +43,6 @@ struct ConnectionSetUp: Sendable {
         try pipeline.addHandler(RequestDeadlineHandler(timeout: TimeAmount(limits.timeout)))
         try pipeline.addHandler(connections.tracker())
         try pipeline.addHandler(PageResponder(files: files, accessLog: accessLog, pending: pending, logger: logger,
-                                              redirect: redirect))
+                                              redirect: redirect, application: application, secure: tls != nil))
     }
 }

@@ -38,19 +38,43 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Send every request but the health check to HTTPS there.
     private let redirect: HTTPSRedirect.Target?
+    /// The web client and Micropub, when served.
+    private let application: ApplicationRunner?
+    /// The connection speaks TLS (the application sets `Secure` cookies).
+    private let secure: Bool
+    /// An application request whose body is being read.
+    private var upload: Upload?
 
     init(files: PublicFolderHandler, accessLog: Logger?, pending: PendingCount, logger: Logger,
-         redirect: HTTPSRedirect.Target? = nil) {
+         redirect: HTTPSRedirect.Target? = nil, application: ApplicationRunner? = nil, secure: Bool = false) {
         self.files = files
         self.redirect = redirect
+        self.application = application
+        self.secure = secure
         self.logger = logger
         self.accessLog = accessLog
         self.pending = pending
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(let head) = unwrapInboundIn(data) else { return }
+        let head: HTTPRequestHead
+        switch unwrapInboundIn(data) {
+        case .head(let part): head = part
+        case .body(let part):
+            read(part, context: context)
+            return
+        case .end:
+            if let upload {
+                self.upload = nil
+                respond(to: upload, context: context)
+            }
+            return
+        }
         responding = true
+        if redirect == nil, let application, application.application.handles(path: Request.path(of: head.uri)) {
+            begin(head, application, context: context)
+            return
+        }
         guard context.channel.isWritable else {
             held = head
             return
@@ -118,6 +142,79 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         // (a reset, a failed write) ends the connection.
         logger.debug("HTTP connection ends: \(error)")
         context.close(promise: nil)
+    }
+
+    /// Starts reading an application request's body, or refuses it at
+    /// once when its declared length is over the limit.
+    private func begin(_ head: HTTPRequestHead, _ application: ApplicationRunner, context: ChannelHandlerContext) {
+        let request = Request(head)
+        closeAfterResponse = closeAfterResponse || !head.isKeepAlive
+        let limit = application.application.bodyLimit(path: request.path)
+        let declared = head.headers.first(name: "content-length").flatMap { Int($0) }
+        if let declared, declared > limit {
+            // Its body is never read: the connection cannot go on.
+            closeAfterResponse = true
+            send(PublicFolderHandler.Reply(status: .contentTooLarge, text: "The request is too large."), to: request, context: context)
+            return
+        }
+        if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+        }
+        var fields = HTTPFields()
+        for (name, value) in head.headers {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
+        let target = head.uri
+        let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
+        let peer = context.channel.remoteAddress?.ipAddress ?? "-"
+        upload = Upload(request: request, limit: limit,
+                        web: WebRequest(method: request.method, path: request.path, query: query, headers: fields,
+                                        peerAddress: peer, secure: secure))
+        upload?.web.body.reserveCapacity(min(declared ?? 0, limit))
+    }
+
+    /// One part of an application request's body; a body over the limit
+    /// is refused as soon as it is, and the rest is not read.
+    private func read(_ part: ByteBuffer, context: ChannelHandlerContext) {
+        guard var current = upload else { return }
+        upload = nil
+        guard current.web.body.count + part.readableBytes <= current.limit else {
+            closeAfterResponse = true
+            send(PublicFolderHandler.Reply(status: .contentTooLarge, text: "The request is too large."), to: current.request, context: context)
+            return
+        }
+        current.web.body.append(contentsOf: part.readableBytesView)
+        upload = current
+    }
+
+    private func respond(to upload: Upload, context: ChannelHandlerContext) {
+        guard let application else { return }
+        guard let answer = application.run(upload.web, on: context.eventLoop) else {
+            send(PublicFolderHandler.Reply(status: .serviceUnavailable, text: "Too busy: try again in a moment.",
+                                           extra: [.retryAfter: "1"]), to: upload.request, context: context)
+            return
+        }
+        pending.enter()
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        let method = upload.request.method
+        answer.whenComplete { [pending] result in
+            defer { pending.leave() }
+            let (handler, context) = bound.value
+            guard context.channel.isActive else { return }
+            let reply: PublicFolderHandler.Reply
+            switch result {
+            case .success(let response): reply = PublicFolderHandler.Reply(response, withBody: method != .head)
+            case .failure: reply = PublicFolderHandler.Reply(status: .serviceUnavailable, text: "The server is stopping.")
+            }
+            handler.send(reply, to: upload.request, context: context)
+        }
+    }
+
+    /// An application request being read.
+    private struct Upload {
+        var request: Request
+        var limit: Int
+        var web: WebRequest
     }
 
     private func send(_ reply: PublicFolderHandler.Reply, to request: Request, context: ChannelHandlerContext) {

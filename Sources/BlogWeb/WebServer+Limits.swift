@@ -36,9 +36,18 @@ extension WebServer {
         public var maxConnectionsPerAddress: Int
         /// Bytes of pages (plain and gzipped) kept in memory. Default 64 MiB.
         public var cacheBytes: Int
+        /// Threads that run the web client's and Micropub's requests.
+        /// Default 4: they mostly wait (for a password hash, a commit).
+        public var applicationThreads: Int
+        /// Application requests admitted at once, running or waiting for
+        /// a thread; past it, `503` at once. Default 64.
+        public var maxApplicationRequests: Int
 
         public init(maxHeaderBytes: Int = 16 * 1024, timeout: Duration = .seconds(10), maxConnections: Int = 4096,
-                    maxConnectionsPerAddress: Int = 32, cacheBytes: Int = 64 << 20) {
+                    maxConnectionsPerAddress: Int = 32, cacheBytes: Int = 64 << 20, applicationThreads: Int = 4,
+                    maxApplicationRequests: Int = 64) {
+            self.applicationThreads = applicationThreads
+            self.maxApplicationRequests = maxApplicationRequests
             self.maxHeaderBytes = maxHeaderBytes
             self.timeout = timeout
             self.maxConnections = maxConnections

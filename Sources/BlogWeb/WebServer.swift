@@ -31,6 +31,7 @@ public final class WebServer: Sendable {
     private let cache: FileCache
     /// Replies being made off the fast path (a file read, a health check).
     private let slowReplies: PendingCount
+    private let application: ApplicationRunner?
     private let stopping = Mutex<Task<Void, Never>?>(nil)
 
     /// Connections open right now (for tests).
@@ -58,9 +59,10 @@ public final class WebServer: Sendable {
     /// own too, and may send plain HTTP requests there.
     public convenience init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
                             health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil,
-                            tls: TLS? = nil) async throws(StartError) {
+                            tls: TLS? = nil, application: (any WebApplication)? = nil) async throws(StartError) {
         try await self.init(folder: folder, host: host, port: port, logger: logger, limits: limits, health: health,
-                            accessLog: accessLog, tls: tls, clock: { NIODeadline.now().uptimeNanoseconds })
+                            accessLog: accessLog, tls: tls, application: application,
+                            clock: { NIODeadline.now().uptimeNanoseconds })
     }
 
     /// HTTPS beside plain HTTP.
@@ -94,6 +96,7 @@ public final class WebServer: Sendable {
     /// a page in memory goes unchecked: tests move it on.
     init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
          health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil, tls: TLS? = nil,
+         application: (any WebApplication)? = nil,
          clock: @escaping @Sendable () -> UInt64) async throws(StartError) {
         guard let bindHosts = ListenHost.bindHosts(for: host) else { throw .badHost(host) }
         for port in [port] + (tls.map { [$0.port] } ?? []) where !(0...65535).contains(port) {
@@ -109,8 +112,12 @@ public final class WebServer: Sendable {
         let healthy = health.map { HealthProbe(limit: 1, $0).check }
         let cache = FileCache(folder: folder.path, capacity: limits.cacheBytes, trustedFor: Self.pageCheckInterval, now: clock)
         let files = PublicFolderHandler(folder: folder, files: CachedFiles(cache: cache, thread: fileThread), health: healthy)
-        let setUp = ConnectionSetUp(files: files, limits: limits, connections: connections, accessLog: accessLog,
+        let runner = application.map {
+            ApplicationRunner(application: $0, threads: limits.applicationThreads, maxWaiting: limits.maxApplicationRequests)
+        }
+        var setUp = ConnectionSetUp(files: files, limits: limits, connections: connections, accessLog: accessLog,
                                     pending: slowReplies, logger: logger)
+        setUp.application = runner
 
         var listeners: [any Channel] = []
         var tlsPort: Int?
@@ -133,6 +140,7 @@ public final class WebServer: Sendable {
             boundPort = port
         } catch {
             for listener in listeners { try? await listener.close() }
+            await runner?.shutDown()
             try? await fileThread.shutdownGracefully()
             try? await group.shutdownGracefully()
             throw error
@@ -145,6 +153,7 @@ public final class WebServer: Sendable {
         self.connections = connections
         self.cache = cache
         self.slowReplies = slowReplies
+        self.application = runner
     }
 
     /// A listener on `port` of the first of `bindHosts` that has the
@@ -197,6 +206,7 @@ public final class WebServer: Sendable {
         // A reply still being made writes on its loop: the loops stay
         // until it is done (a health check gives up within its second).
         await slowReplies.drained()
+        await application?.shutDown()
         try? await fileThread.shutdownGracefully()
         try? await group.shutdownGracefully()
     }

@@ -117,7 +117,9 @@ struct Serve: AsyncParsableCommand {
                                               (try? store.ping()) != nil
                                           },
                                           accessLog: settings.httpAccessLog ? Logger(label: "blogd.http.access") : nil,
-                                          tls: tls)
+                                          tls: tls,
+                                          application: settings.webClient
+                                              ? Self.application(settings, store: store, server: server) : nil)
             } catch let error as TLSError {
                 server.stop(timeout: 1)
                 throw fail(error.description)

@@ -131,7 +131,10 @@ struct BlogServiceTests {
             let login = fx.service.handle(message: bytes("login:ALICE:secret"), session: &session)
             #expect(login == Outcome(reply: .loggedIn, command: "login", user: "ALICE"))
             let post = fx.service.handle(message: bytes("newpost:alice:t:c"), session: &session)
-            #expect(post == Outcome(reply: .posted, command: "newpost", user: "alice"))
+            // The new post's id comes back too (Micropub's Location needs it).
+            let stored = try fx.store.posts(ofUserID: #require(try fx.store.user(named: "alice")).id)
+            #expect(post == Outcome(reply: .posted, command: "newpost", user: "alice", postID: stored.first?.id))
+            #expect(post.postID != nil)
         }
     }
 

@@ -299,7 +299,7 @@ struct ConfigLoaderTests {
         "scrypt.log_n": "12", "scrypt.r": "4", "scrypt.p": "2", "page_size": "10", "page_bytes": "4096",
         "login_failures_allowed": "2", "login_failure_window": "20", "login_lockout": "40", "log_level": #""debug""#,
         "https_port": "8443", "tls_certificate": #""/etc/blogd/cert.pem""#, "tls_key": #""/etc/blogd/key.pem""#,
-        "http_redirect_https": "true",
+        "http_redirect_https": "true", "web_client": "false",
     ]
 
     /// What a key needs beside it to be valid at all: set with those, it

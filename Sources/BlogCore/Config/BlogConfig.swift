@@ -35,6 +35,9 @@ public struct BlogConfig: Sendable, Equatable {
     public var tlsKey: String?
     /// Plain HTTP answers with a redirect to HTTPS (but `/healthz`).
     public var httpRedirectHTTPS = false
+    /// The page server also serves the web client (`/app/`) and Micropub
+    /// (`/micropub`); off, it serves the public folder only.
+    public var webClient = true
     /// Serve the metrics (`/metrics`, Prometheus text) on this port (off
     /// when nil; 0 picks any free port), on a listener of their own.
     public var metricsPort: Int?

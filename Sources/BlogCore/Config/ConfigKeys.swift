@@ -46,6 +46,9 @@ public enum ConfigKeys {
         Key(name: "http_redirect_https", summary: "plain HTTP redirects to HTTPS (but /healthz)") {
             "\($0.httpRedirectHTTPS)"
         },
+        Key(name: "web_client", summary: "serve the web client (/app/) and Micropub (/micropub) on the page server") {
+            "\($0.webClient)"
+        },
         Key(name: "metrics_port", summary: "serve Prometheus /metrics on this port (off when unset)") {
             $0.metricsPort.map(String.init) ?? "off"
         },

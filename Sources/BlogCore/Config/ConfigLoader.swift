@@ -129,6 +129,7 @@ public enum ConfigLoader {
         config.tlsCertificate = reader.string(forKey: "tls_certificate").flatMap { $0.isEmpty ? nil : $0 }
         config.tlsKey = reader.string(forKey: "tls_key").flatMap { $0.isEmpty ? nil : $0 }
         config.httpRedirectHTTPS = try bool(reader, "http_redirect_https", config.httpRedirectHTTPS)
+        config.webClient = try bool(reader, "web_client", config.webClient)
         if config.httpsPort != nil && (config.tlsCertificate == nil || config.tlsKey == nil) {
             throw ConfigLoadError.invalidValue(key: "https_port", reason: "HTTPS needs tls_certificate and tls_key")
         }

@@ -2,10 +2,10 @@
 ///
 /// Only ASCII bytes are ever replaced, and no byte of a multi-byte UTF-8
 /// sequence is ASCII, so the output is valid UTF-8 whenever the input is.
-enum HTMLEscape {
+public enum HTMLEscape {
     /// Appends `text`, escaped for element content and quoted attribute
     /// values (`& < > " '`).
-    static func append(_ text: some StringProtocol, to out: inout [UInt8]) {
+    public static func append(_ text: some StringProtocol, to out: inout [UInt8]) {
         for byte in text.utf8 {
             if let entity = entity(byte) { out.append(contentsOf: entity) } else { out.append(byte) }
         }
@@ -13,7 +13,7 @@ enum HTMLEscape {
 
     /// Appends `text` escaped, each line break (LF, CRLF or CR) turned into
     /// `<br>`, so a post stays on one line of the page file.
-    static func appendMultiline(_ text: some StringProtocol, to out: inout [UInt8]) {
+    public static func appendMultiline(_ text: some StringProtocol, to out: inout [UInt8]) {
         var afterCR = false
         for byte in text.utf8 {
             switch byte {

@@ -131,26 +131,35 @@ public final class BlogService: Sendable {
         } catch {
             return Outcome(reply: error.reply)
         }
-        let (reply, bytes) = perform(request, &session)
-        return Outcome(reply: reply, command: request.command, user: request.user.value, body: bytes)
+        return outcome(of: request, session: &session)
     }
 
     /// Carries out a parsed request; the reply (a list of posts, whose
     /// bytes are its own, is `.postsListed`).
     public func execute(_ request: Request, session: inout Session) -> Reply {
-        perform(request, &session).reply
+        outcome(of: request, session: &session).reply
     }
 
-    private func perform(_ request: Request, _ session: inout Session) -> (reply: Reply, body: [UInt8]?) {
+    /// Carries out a parsed request: the reply, and the new post's id
+    /// when it stored one.
+    public func outcome(of request: Request, session: inout Session) -> Outcome {
+        var posted: Int64?
+        let (reply, bytes) = perform(request, &session, posted: &posted)
+        return Outcome(reply: reply, command: request.command, user: request.user.value, body: bytes, postID: posted)
+    }
+
+    private func perform(_ request: Request, _ session: inout Session, posted: inout Int64?) -> (reply: Reply, body: [UInt8]?) {
         switch request {
         case .register(let user, let password):
             return (register(user, password, &session), nil)
         case .login(let user, let password):
             return (login(user, password, &session), nil)
         case .newPost(let user, let title, let content):
-            return (RequestDeadline.$end.withValue(storageDeadline()) { newPost(user, title, content, session) }, nil)
+            return (RequestDeadline.$end.withValue(storageDeadline()) { newPost(user, title, content, session, posted: &posted) }, nil)
         case .geoPost(let user, let place, let title, let content):
-            return (RequestDeadline.$end.withValue(storageDeadline()) { newPost(user, title, content, session, at: place) }, nil)
+            return (RequestDeadline.$end.withValue(storageDeadline()) {
+                newPost(user, title, content, session, at: place, posted: &posted)
+            }, nil)
         case .listPosts(let user):
             return RequestDeadline.$end.withValue(storageDeadline()) { listPosts(user, session) }
         case .editPost(let user, let id, let title, let content):
@@ -251,7 +260,7 @@ public final class BlogService: Sendable {
     }
 
     private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session,
-                         at place: Place? = nil) -> Reply {
+                         at place: Place? = nil, posted: inout Int64?) -> Reply {
         do {
             guard var owner = try users.user(named: user) else { return .postRefused }
             guard try mayActAs(user, session) else { return .postRefused }
@@ -300,6 +309,7 @@ public final class BlogService: Sendable {
             }
             feedChanged(owner)
             index.changed(0, ())
+            posted = postID
             return .posted
         } catch StorageError.unknownUser {
             return .postRefused

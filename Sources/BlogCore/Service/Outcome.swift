@@ -9,9 +9,12 @@ public struct Outcome: Sendable, Equatable {
     /// The reply's own bytes when it carries more than `reply` says (a list
     /// of posts, `Reply.postListing`); nil for the fixed replies.
     public var body: [UInt8]?
+    /// The post a `newpost` or `geopost` stored (for Micropub's `Location`).
+    public var postID: Int64?
 
-    public init(reply: Reply, command: String? = nil, user: String? = nil, body: [UInt8]? = nil) {
+    public init(reply: Reply, command: String? = nil, user: String? = nil, body: [UInt8]? = nil, postID: Int64? = nil) {
         self.reply = reply
+        self.postID = postID
         self.command = command
         self.user = user
         self.body = body

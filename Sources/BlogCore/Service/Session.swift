@@ -14,6 +14,17 @@ public struct Session: Sendable {
     public init(peerAddress: String) {
         self.peerAddress = peerAddress
     }
+
+    /// A session of a user who proved who they are another way (a web
+    /// session's cookie, a Micropub token): it may act as them, as after a
+    /// login on the same connection.
+    ///
+    ///     var session = Session(peerAddress: "203.0.113.9", authenticatedAs: alice)
+    ///     let reply = service.execute(.newPost(user: alice, title: "Hi", content: ""), session: &session)
+    public init(peerAddress: String, authenticatedAs user: Username) {
+        self.peerAddress = peerAddress
+        authenticatedUsers = [user.key]
+    }
 }
 
 /// How a client's address has fared with its password hashes lately, best

@@ -1,0 +1,264 @@
+import BlogCore
+import BlogWeb
+import BlogWire
+import Foundation
+import HTTPTypes
+
+/// Micropub (W3C Recommendation) at `/micropub`, so that existing apps
+/// can post: create (form-encoded or JSON, `201` with `Location`),
+/// update and delete (`204`), and the `config`, `source` and
+/// `syndicate-to` queries, with bearer tokens blogd issues (the settings
+/// page, `blogd token NAME`) whose scopes say what each may do.
+///
+/// Every change goes through the same `perform` as the web client, and so
+/// through the blog port's budgets and lanes.
+///
+///     curl -H "Authorization: Bearer $TOKEN" -d h=entry -d content=Hello \
+///          https://blog.example/micropub        # 201, Location: .../alice/7.html
+public struct Micropub: WebApplication {
+    let backend: WebClient.Backend
+    /// Where the public folder is served, ending in `/`: posts' URLs.
+    let baseURL: String
+
+    public init(backend: WebClient.Backend, baseURL: String) {
+        self.backend = backend
+        self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+    }
+
+    public static let path = "/micropub"
+    /// A post's JSON, with room for escapes: its text is at most 64 KiB.
+    static let maxBody = 1 << 20
+
+    public func handles(path: String) -> Bool { path == Self.path }
+
+    public func bodyLimit(path: String) -> Int { Self.maxBody }
+
+    public func respond(to request: WebRequest) -> WebResponse {
+        let result: Result<WebResponse, MicropubError>
+        switch request.method {
+        case .get, .head: result = Result { () throws(MicropubError) in try query(request) }
+        case .post: result = Result { () throws(MicropubError) in try post(request) }
+        default:
+            result = .failure(MicropubError(status: .methodNotAllowed, code: "invalid_request", description: "GET or POST."))
+        }
+        switch result {
+        case .success(let response): return response
+        case .failure(let error): return error.response
+        }
+    }
+
+    private func post(_ request: WebRequest) throws(MicropubError) -> WebResponse {
+        let (action, bodyToken) = try MicropubParser.parse(body: request.body, contentType: request.headers[.contentType])
+        let (user, token) = try authorize(request, bodyToken: bodyToken)
+        switch action {
+        case .create(let entry):
+            try require(.create, token)
+            return try create(entry, user, request)
+        case .update(let url, let update):
+            try require(.update, token)
+            return try self.update(url, update, user, request)
+        case .delete(let url):
+            try require(.delete, token)
+            let id = try postID(url, of: user)
+            switch perform(.deletePost(user: try username(user), id: id), user, request) {
+            case .deleted: return WebResponse(status: .noContent)
+            case .deleteRefused: throw .invalidRequest("No such post of yours.")
+            case let reply: throw failure(reply)
+            }
+        case .undelete:
+            try require(.delete, token)
+            throw .invalidRequest("blogd does not keep deleted posts: they cannot be undeleted.")
+        }
+    }
+
+    private func create(_ entry: MicropubEntry, _ user: UserRecord, _ request: WebRequest) throws(MicropubError) -> WebResponse {
+        let content = entry.content ?? ""
+        let name = entry.name.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 } ?? Self.title(from: content)
+        guard let name else { throw .invalidRequest("A post needs a name or content.") }
+        let title: String, text: String
+        do {
+            title = try FieldRules.title(name)
+            text = try FieldRules.content(content)
+        } catch {
+            throw .invalidRequest(WebClient.explain(error))
+        }
+        guard text.utf8.count <= Frame.defaultMaxMessageBytes else {
+            throw .invalidRequest("content is longer than \(Frame.defaultMaxMessageBytes / 1024) KiB.")
+        }
+        var place: Place?
+        if let location = entry.location {
+            do {
+                place = try Place(latitude: Self.trimmed(location.latitude), longitude: Self.trimmed(location.longitude))
+            } catch {
+                throw .invalidRequest(WebClient.explain(error))
+            }
+        }
+        let author = try username(user)
+        let command: Request = place.map { .geoPost(user: author, place: $0, title: title, content: text) }
+            ?? .newPost(user: author, title: title, content: text)
+        let outcome = backend.perform(command, Session(peerAddress: request.peerAddress, authenticatedAs: author))
+        guard outcome.reply == .posted, let id = outcome.postID else { throw failure(outcome.reply) }
+        return WebResponse(status: .created, headers: [.location: url(of: user.name, id), .cacheControl: "no-store"])
+    }
+
+    private func update(_ url: String, _ update: MicropubUpdate, _ user: UserRecord,
+                        _ request: WebRequest) throws(MicropubError) -> WebResponse {
+        let id = try postID(url, of: user)
+        let post = try stored(id, of: user)
+        var title: String? = post.title
+        var content = post.content
+        if let values = update.replace["name"] { title = values.first }
+        if let values = update.replace["content"] { content = values.first ?? "" }
+        if update.removeProperties.contains("name") { title = nil }
+        if update.removeProperties.contains("content") { content = "" }
+        if let values = update.removeValues["content"], values.contains(content) { content = "" }
+        guard let name = title ?? Self.title(from: content) else { throw .invalidRequest("A post needs a name or content.") }
+        guard name != post.title || content != post.content else { return WebResponse(status: .noContent) }
+        let newTitle: String, newContent: String
+        do {
+            newTitle = try FieldRules.title(name)
+            newContent = try FieldRules.content(content)
+        } catch {
+            throw .invalidRequest(WebClient.explain(error))
+        }
+        switch perform(.editPost(user: try username(user), id: id, title: newTitle, content: newContent), user, request) {
+        case .edited: return WebResponse(status: .noContent)
+        case .editRefused: throw .invalidRequest("No such post of yours.")
+        case let reply: throw failure(reply)
+        }
+    }
+
+    private func query(_ request: WebRequest) throws(MicropubError) -> WebResponse {
+        _ = try authorize(request, bodyToken: nil)
+        let form = FormData(query: request.query)
+        switch form["q"] {
+        case "config":
+            return .json(["q": ["config", "source", "syndicate-to"], "syndicate-to": [Any]()])
+        case "syndicate-to":
+            return .json(["syndicate-to": [Any]()])
+        case "source":
+            let (user, _) = try authorize(request, bodyToken: nil)
+            guard let url = form["url"] else { throw .invalidRequest("q=source needs the post's url.") }
+            let post = try stored(try postID(url, of: user), of: user)
+            return .json(source(post, of: user, only: Set(form.all("properties"))))
+        case nil:
+            throw .invalidRequest("Ask q=config, q=source or q=syndicate-to.")
+        case let other?:
+            throw .invalidRequest("Unknown query \"\(other.prefix(40))\".")
+        }
+    }
+
+    /// A post as mf2 JSON; only the `only` properties when some are named.
+    private func source(_ post: PostRecord, of user: UserRecord, only: Set<String>) -> [String: Any] {
+        var properties: [String: Any] = [
+            "name": [post.title],
+            "content": [post.content],
+            "published": [post.createdAt.formatted(.iso8601)],
+            "url": [url(of: user.name, post.id)],
+        ]
+        if let place = post.place { properties["location"] = ["geo:\(place.latitude),\(place.longitude)"] }
+        if let updated = post.updatedAt { properties["updated"] = [updated.formatted(.iso8601)] }
+        guard only.isEmpty else { return ["properties": properties.filter { only.contains($0.key) }] }
+        return ["type": ["h-entry"], "properties": properties]
+    }
+
+    // MARK: - Tokens
+
+    /// The token's user, from the `Authorization` header or the form's
+    /// `access_token`, never both (805).
+    private func authorize(_ request: WebRequest, bodyToken: String?) throws(MicropubError) -> (UserRecord, AccessToken) {
+        let header = request.headers[.authorization].flatMap(Self.bearer)
+        if request.headers[.authorization] != nil, header == nil {
+            throw .invalidRequest("Authorization is not a Bearer token.")
+        }
+        if header != nil, bodyToken != nil { throw .invalidRequest("Send the token once: in the header or the body.") }
+        guard let secret = header ?? bodyToken, !secret.isEmpty else { throw .unauthorized }
+        do {
+            guard let found = try backend.tokens.verify(secret, kind: .bearer) else { throw MicropubError.forbidden }
+            return found
+        } catch let error as MicropubError {
+            throw error
+        } catch {
+            throw .unavailable
+        }
+    }
+
+    private func require(_ scope: AccessTokens.Scope, _ token: AccessToken) throws(MicropubError) {
+        guard token.allows(scope) else { throw .insufficientScope(scope.rawValue) }
+    }
+
+    static func bearer(_ field: String) -> String? {
+        let parts = field.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: .whitespaces)
+    }
+
+    // MARK: - Posts
+
+    private func perform(_ request: Request, _ user: UserRecord, _ web: WebRequest) -> Reply {
+        guard let author = try? Username(user.name) else { return .databaseError }
+        return backend.perform(request, Session(peerAddress: web.peerAddress, authenticatedAs: author)).reply
+    }
+
+    private func username(_ user: UserRecord) throws(MicropubError) -> Username {
+        guard let name = try? Username(user.name) else { throw .unavailable }
+        return name
+    }
+
+    private func stored(_ id: Int64, of user: UserRecord) throws(MicropubError) -> PostRecord {
+        let found: PostRecord?
+        do {
+            found = try backend.storage.posts(ids: [id]).first
+        } catch {
+            throw .unavailable
+        }
+        guard let found, found.userID == user.id else { throw .invalidRequest("No such post of yours.") }
+        return found
+    }
+
+    func url(of user: String, _ id: Int64) -> String {
+        baseURL + PageRenderer.postFile(user: user, id: id)
+    }
+
+    /// The id of the post at `url` (`.../NAME/ID.html`), which must be the
+    /// user's.
+    private func postID(_ url: String, of user: UserRecord) throws(MicropubError) -> Int64 {
+        let path = url.split(separator: "?").first.map(String.init) ?? url
+        let parts = path.split(separator: "/")
+        guard parts.count >= 2, let last = parts.last, last.hasSuffix(".html"),
+              let id = Int64(last.dropLast(5)), id > 0,
+              parts[parts.count - 2].lowercased() == user.name.lowercased()
+        else { throw .invalidRequest("That is not the URL of a post of yours.") }
+        return id
+    }
+
+    private func failure(_ reply: Reply) -> MicropubError {
+        switch reply {
+        case .busy: .busy
+        case .postRefused, .editRefused, .deleteRefused:
+            MicropubError(status: .forbidden, code: "forbidden", description: "You may not post now.")
+        default: .unavailable
+        }
+    }
+
+    /// A title for a post sent without a `name` (a note): its first line,
+    /// cut at a word near 60 characters.
+    static func title(from content: String) -> String? {
+        guard let line = content.split(whereSeparator: \.isNewline).first(where: { !$0.allSatisfy(\.isWhitespace) }) else {
+            return nil
+        }
+        let text = line.trimmingCharacters(in: .whitespaces)
+        guard text.count > 60 else { return text }
+        let cut = text.prefix(60)
+        let word = cut.lastIndex(of: " ").map { cut[..<$0] } ?? cut
+        return word + "…"
+    }
+
+    /// A coordinate with at most the 10 decimals blogd keeps.
+    static func trimmed(_ coordinate: String) -> String {
+        let text = coordinate.trimmingCharacters(in: .whitespaces)
+        guard let dot = text.firstIndex(of: ".") else { return text }
+        let decimals = text[text.index(after: dot)...]
+        return decimals.count > 10 ? String(text[...dot] + decimals.prefix(10)) : text
+    }
+}

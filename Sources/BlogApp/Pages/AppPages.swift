@@ -1,0 +1,178 @@
+import BlogCore
+import Foundation
+
+/// The web client's pages: server-rendered HTML on the blog's own
+/// stylesheet, narrow-screen first, every form working without
+/// JavaScript (the one script only fills in the browser's location when
+/// asked).
+enum AppPages {
+    /// Who is looking, for the navigation and the forms' CSRF field.
+    struct Viewer {
+        var name: String
+        var csrf: String
+    }
+
+    static func layout(_ title: String, viewer: Viewer?, _ body: (inout HTML) -> Void) -> [UInt8] {
+        var html = HTML()
+        html.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+        html.raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>")
+        html.text(title)
+        html.raw(" · blogd</title>\n<link rel=\"stylesheet\" href=\"/style.css\">\n</head>\n<body class=\"app\">\n<nav class=\"app-nav\">")
+        html.raw("<a href=\"/index.html\">All blogs</a>")
+        if let viewer {
+            html.raw(" <a href=\"/app/\">My posts</a> <a href=\"/")
+            html.text(viewer.name)
+            html.raw(".html\">My blog</a> <a href=\"/app/settings\">Settings</a> ")
+            html.raw("<form method=\"post\" action=\"/app/logout\" class=\"inline\">")
+            csrfField(viewer.csrf, &html)
+            html.raw("<button type=\"submit\" id=\"logout\">Log out</button></form>")
+        } else {
+            html.raw(" <a href=\"/app/login\">Log in</a> <a href=\"/app/register\">Register</a>")
+        }
+        html.raw("</nav>\n<main>\n<h1>")
+        html.text(title)
+        html.raw("</h1>\n")
+        body(&html)
+        html.raw("</main>\n</body>\n</html>\n")
+        return html.bytes
+    }
+
+    static func csrfField(_ token: String, _ html: inout HTML) {
+        html.raw("<input type=\"hidden\" name=\"csrf\" value=\"")
+        html.text(token)
+        html.raw("\">")
+    }
+
+    static func message(_ text: String?, kind: String, _ html: inout HTML) {
+        guard let text else { return }
+        html.raw("<p class=\"\(kind)\" role=\"\(kind == "error" ? "alert" : "status")\">")
+        html.text(text)
+        html.raw("</p>\n")
+    }
+
+    /// The login or register form.
+    static func account(register: Bool, name: String, error: String?, formToken: String, open: Bool) -> [UInt8] {
+        layout(register ? "Register" : "Log in", viewer: nil) { html in
+            message(error, kind: "error", &html)
+            if register && !open {
+                html.raw("<p>Registration is closed: the administrator adds users.</p>\n")
+                return
+            }
+            html.raw("<form method=\"post\" action=\"/app/\(register ? "register" : "login")\" class=\"app-form\">")
+            csrfField(formToken, &html)
+            html.raw("<label for=\"name\">Name</label><input id=\"name\" name=\"name\" required maxlength=\"\(64)\" autocapitalize=\"none\" autocomplete=\"username\" value=\"")
+            html.text(name)
+            html.raw("\"><label for=\"password\">Password</label><input id=\"password\" name=\"password\" type=\"password\" required ")
+            html.raw("autocomplete=\"\(register ? "new-password" : "current-password")\">")
+            html.raw("<button type=\"submit\" id=\"submit\">\(register ? "Register" : "Log in")</button></form>\n")
+            html.raw(register ? "<p>Have an account? <a href=\"/app/login\">Log in</a>.</p>\n"
+                              : "<p>New here? <a href=\"/app/register\">Register</a>.</p>\n")
+        }
+    }
+
+    /// What a post form holds, to show it again after a refusal.
+    struct Draft {
+        var title = ""
+        var content = ""
+        var latitude = ""
+        var longitude = ""
+    }
+
+    /// "My posts": the new post form, then the newest posts.
+    static func home(_ viewer: Viewer, posts: [PostHeading], draft: Draft, notice: String?, error: String?) -> [UInt8] {
+        layout("My posts", viewer: viewer) { html in
+            message(notice, kind: "notice", &html)
+            message(error, kind: "error", &html)
+            html.raw("<h2>New post</h2>\n")
+            postForm(action: "/app/posts", draft: draft, viewer: viewer, withPlace: true, button: "Publish", &html)
+            html.raw("<h2>Published</h2>\n")
+            guard !posts.isEmpty else {
+                html.raw("<p class=\"empty\">No posts yet.</p>\n")
+                return
+            }
+            html.raw("<ul class=\"my-posts\">\n")
+            for post in posts {
+                html.raw("<li id=\"post-\(post.id)\"><a href=\"/")
+                html.text(PageRenderer.postFile(user: viewer.name, id: post.id))
+                html.raw("\">")
+                html.text(post.title)
+                html.raw("</a> <time>")
+                html.text(Self.date(post.createdAt))
+                html.raw("</time> <a class=\"edit\" href=\"/app/posts/\(post.id)/edit\">Edit</a> ")
+                html.raw("<form method=\"post\" action=\"/app/posts/\(post.id)/delete\" class=\"inline\">")
+                csrfField(viewer.csrf, &html)
+                html.raw("<button type=\"submit\" class=\"delete\">Delete</button></form></li>\n")
+            }
+            html.raw("</ul>\n")
+        }
+    }
+
+    static func edit(_ viewer: Viewer, id: Int64, draft: Draft, error: String?) -> [UInt8] {
+        layout("Edit post", viewer: viewer) { html in
+            message(error, kind: "error", &html)
+            postForm(action: "/app/posts/\(id)/edit", draft: draft, viewer: viewer, withPlace: false, button: "Save", &html)
+            html.raw("<p><a href=\"/app/\">Cancel</a></p>\n")
+        }
+    }
+
+    private static func postForm(action: String, draft: Draft, viewer: Viewer, withPlace: Bool, button: String,
+                                 _ html: inout HTML) {
+        html.raw("<form method=\"post\" action=\"\(action)\" class=\"app-form\">")
+        csrfField(viewer.csrf, &html)
+        html.raw("<label for=\"title\">Title</label><input id=\"title\" name=\"title\" required maxlength=\"200\" value=\"")
+        html.text(draft.title)
+        html.raw("\"><label for=\"content\">Text</label><textarea id=\"content\" name=\"content\" rows=\"8\">")
+        html.text(draft.content)
+        html.raw("</textarea>")
+        if withPlace {
+            // Opt-in: nothing is sent unless the author fills these in or
+            // asks the browser for its location.
+            html.raw("<details class=\"place-fields\"><summary>Add a place</summary>")
+            html.raw("<label for=\"latitude\">Latitude</label><input id=\"latitude\" name=\"latitude\" inputmode=\"decimal\" value=\"")
+            html.text(draft.latitude)
+            html.raw("\"><label for=\"longitude\">Longitude</label><input id=\"longitude\" name=\"longitude\" inputmode=\"decimal\" value=\"")
+            html.text(draft.longitude)
+            html.raw("\"><button type=\"button\" id=\"locate\" hidden>Use my location</button></details>")
+            html.raw("<script src=\"/app/app.js\" defer></script>")
+        }
+        html.raw("<button type=\"submit\" id=\"publish\">\(button)</button></form>\n")
+    }
+
+    static func notFound(_ viewer: Viewer?) -> [UInt8] {
+        layout("Not found", viewer: viewer) { html in
+            html.raw("<p>There is nothing here. <a href=\"/app/\">Back</a>.</p>\n")
+        }
+    }
+
+    static func failure(_ text: String, viewer: Viewer?) -> [UInt8] {
+        layout("Not done", viewer: viewer) { html in
+            message(text, kind: "error", &html)
+            html.raw("<p><a href=\"/app/\">Back</a></p>\n")
+        }
+    }
+
+    static func date(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
+            .timeSeparator(.colon)).replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
+    }
+
+    /// Fills in the place fields from the browser's location, when the
+    /// author asks (the button shows only where the browser can).
+    static let script = """
+        "use strict";
+        (function () {
+          var button = document.getElementById("locate");
+          if (!button || !navigator.geolocation) return;
+          button.hidden = false;
+          button.addEventListener("click", function () {
+            button.disabled = true;
+            navigator.geolocation.getCurrentPosition(function (where) {
+              document.getElementById("latitude").value = where.coords.latitude.toFixed(6);
+              document.getElementById("longitude").value = where.coords.longitude.toFixed(6);
+              button.disabled = false;
+            }, function () { button.disabled = false; }, { timeout: 15000 });
+          });
+        })();
+
+        """
+}

@@ -1,0 +1,131 @@
+import BlogCore
+import BlogWeb
+import BlogWire
+import Foundation
+import HTTPTypes
+
+/// Writing, listing, editing and deleting posts.
+extension WebClient {
+    /// Posts listed on "My posts", as `posts:` lists them over the protocol.
+    static let listed = 50
+
+    func home(_ signedIn: SignedIn, draft: AppPages.Draft = .init(), notice: String? = nil, error: String? = nil,
+              status: HTTPResponse.Status = .ok) -> WebResponse {
+        do {
+            let posts = try backend.storage.postHeadings(ofUserID: signedIn.user.id, limit: Self.listed)
+            return .page(AppPages.home(signedIn.viewer, posts: posts, draft: draft, notice: notice, error: error), status: status)
+        } catch {
+            return Self.unavailable(signedIn)
+        }
+    }
+
+    func create(_ signedIn: SignedIn, _ request: WebRequest) -> WebResponse {
+        let form = FormData(bytes: request.body)
+        guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
+        let draft = AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "",
+                                   latitude: form["latitude"] ?? "", longitude: form["longitude"] ?? "")
+        guard let user = signedIn.username else { return Self.unavailable(signedIn) }
+        let command: Request
+        switch Self.validated(draft, withPlace: true) {
+        case .failure(let error):
+            return home(signedIn, draft: draft, error: error.text, status: .badRequest)
+        case .success(let (title, content, place)):
+            command = place.map { .geoPost(user: user, place: $0, title: title, content: content) }
+                ?? .newPost(user: user, title: title, content: content)
+        }
+        switch perform(command, as: user, from: request) {
+        case .posted: return .redirect("/app/?done=posted")
+        case .busy: return home(signedIn, draft: draft, error: Self.busy, status: .tooManyRequests)
+        case .postRefused: return home(signedIn, draft: draft, error: "You may not post now.", status: .forbidden)
+        default: return home(signedIn, draft: draft, error: Self.failed, status: .serviceUnavailable)
+        }
+    }
+
+    func showEdit(_ signedIn: SignedIn, id: Int64) -> WebResponse {
+        do {
+            guard let post = try backend.storage.posts(ids: [id]).first, post.userID == signedIn.user.id else {
+                return .page(AppPages.notFound(signedIn.viewer), status: .notFound)
+            }
+            return .page(AppPages.edit(signedIn.viewer, id: id, draft: .init(title: post.title, content: post.content),
+                                       error: nil))
+        } catch {
+            return Self.unavailable(signedIn)
+        }
+    }
+
+    func edit(_ signedIn: SignedIn, id: Int64, _ request: WebRequest) -> WebResponse {
+        let form = FormData(bytes: request.body)
+        guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
+        let draft = AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "")
+        guard let user = signedIn.username else { return Self.unavailable(signedIn) }
+        func again(_ error: String, _ status: HTTPResponse.Status) -> WebResponse {
+            .page(AppPages.edit(signedIn.viewer, id: id, draft: draft, error: error), status: status)
+        }
+        let title: String, content: String
+        switch Self.validated(draft, withPlace: false) {
+        case .failure(let error): return again(error.text, .badRequest)
+        case .success(let fields): (title, content) = (fields.0, fields.1)
+        }
+        switch perform(.editPost(user: user, id: id, title: title, content: content), as: user, from: request) {
+        case .edited: return .redirect("/app/?done=edited")
+        case .editRefused: return .page(AppPages.notFound(signedIn.viewer), status: .notFound)
+        case .busy: return again(Self.busy, .tooManyRequests)
+        default: return again(Self.failed, .serviceUnavailable)
+        }
+    }
+
+    func delete(_ signedIn: SignedIn, id: Int64, _ request: WebRequest) -> WebResponse {
+        guard CSRF.check(FormData(bytes: request.body)["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
+        guard let user = signedIn.username else { return Self.unavailable(signedIn) }
+        switch perform(.deletePost(user: user, id: id), as: user, from: request) {
+        case .deleted: return .redirect("/app/?done=deleted")
+        case .deleteRefused: return .page(AppPages.notFound(signedIn.viewer), status: .notFound)
+        case .busy: return home(signedIn, error: Self.busy, status: .tooManyRequests)
+        default: return home(signedIn, error: Self.failed, status: .serviceUnavailable)
+        }
+    }
+
+    /// Carries out `request` as `user`, whom the session proved.
+    func perform(_ request: Request, as user: Username, from web: WebRequest) -> Reply {
+        backend.perform(request, Session(peerAddress: web.peerAddress, authenticatedAs: user)).reply
+    }
+
+    /// The title, text and place of a form, by the protocol's rules.
+    static func validated(_ draft: AppPages.Draft, withPlace: Bool) -> Result<(String, String, Place?), FormProblem> {
+        do {
+            let title = try FieldRules.title(draft.title)
+            let content = try FieldRules.content(draft.content)
+            guard content.utf8.count <= Frame.defaultMaxMessageBytes else {
+                return .failure(FormProblem("The text is longer than \(Frame.defaultMaxMessageBytes / 1024) KiB."))
+            }
+            var place: Place?
+            if withPlace {
+                let latitude = draft.latitude.trimmingCharacters(in: .whitespaces)
+                let longitude = draft.longitude.trimmingCharacters(in: .whitespaces)
+                if !latitude.isEmpty || !longitude.isEmpty {
+                    place = try Place(latitude: latitude, longitude: longitude)
+                }
+            }
+            return .success((title, content, place))
+        } catch {
+            return .failure(FormProblem(explain(error)))
+        }
+    }
+
+    static let busy = "Too much at once from your address: wait a moment and send it again."
+    static let failed = "The server could not do it now; nothing was changed. Try again in a moment."
+
+    static func unavailable(_ signedIn: SignedIn?) -> WebResponse {
+        .page(AppPages.failure("The database did not answer; try again in a moment.", viewer: signedIn?.viewer),
+              status: .serviceUnavailable)
+    }
+}
+
+/// What was wrong with a form, in words for its author.
+struct FormProblem: Error {
+    var text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+}

@@ -1,0 +1,138 @@
+import BlogCore
+import BlogWeb
+import BlogWire
+import Foundation
+import HTTPTypes
+
+/// The web client: register, log in, write, list, edit and delete posts,
+/// log out, and manage Micropub tokens, in a browser, under `/app/`.
+///
+/// Every change goes through `Backend.perform`, which blogd wires to the
+/// blog port's own budgets and lanes: a login here spends the same hash
+/// budget as one over the protocol. A session is an access token of kind
+/// `.session` in an HttpOnly, `SameSite=Lax` cookie (`Secure` over
+/// HTTPS); every form carries a CSRF token, and a POST from another
+/// origin is refused. No password is ever logged or shown.
+///
+///     let client = WebClient(backend: .init(perform: { request, session in
+///         server.perform(request, session: session)
+///     }, storage: store, tokens: AccessTokens(storage: store)))
+///     let web = try await WebServer(folder: folder, host: "*", port: 8080,
+///                                   logger: logger, application: client)
+public struct WebClient: WebApplication {
+    /// What the client needs of the server.
+    public struct Backend: Sendable {
+        /// Carries out a request as the blog port would, with its budgets.
+        public var perform: @Sendable (Request, Session) -> Outcome
+        /// Reads: the user, their posts.
+        public var storage: any BlogStorage
+        public var tokens: AccessTokens
+        /// Whether anyone may register (else only the admin adds users).
+        public var registrationOpen: Bool
+
+        public init(perform: @escaping @Sendable (Request, Session) -> Outcome, storage: any BlogStorage,
+                    tokens: AccessTokens, registrationOpen: Bool = true) {
+            self.perform = perform
+            self.storage = storage
+            self.tokens = tokens
+            self.registrationOpen = registrationOpen
+        }
+    }
+
+    let backend: Backend
+    /// How long a session lasts without logging in again, in seconds.
+    let sessionLifetime: Int
+
+    public init(backend: Backend, sessionLifetime: Int = 30 * 86_400) {
+        self.backend = backend
+        self.sessionLifetime = sessionLifetime
+    }
+
+    static let sessionCookie = "blogd_session"
+    static let formCookie = "blogd_form"
+    /// A form holds one post of the protocol's largest message, which
+    /// percent-encoding may triple.
+    static let maxBody = 3 * Frame.defaultMaxMessageBytes + 4096
+
+    public func handles(path: String) -> Bool {
+        path == "/app" || path.hasPrefix("/app/")
+    }
+
+    public func bodyLimit(path: String) -> Int { Self.maxBody }
+
+    public func respond(to request: WebRequest) -> WebResponse {
+        let route = AppRoute(method: request.method, path: request.path)
+        if request.method == .post, !Self.sameOrigin(request) {
+            return .page(AppPages.failure("This form came from another site.", viewer: nil), status: .forbidden)
+        }
+        if case .script = route {
+            return WebResponse(status: .ok, contentType: "text/javascript; charset=utf-8", body: Array(AppPages.script.utf8),
+                               headers: [.cacheControl: "no-cache"])
+        }
+        let signedIn: SignedIn?
+        do {
+            signedIn = try self.signedIn(request)
+        } catch {
+            return .page(AppPages.failure("The database did not answer; try again in a moment.", viewer: nil),
+                         status: .serviceUnavailable)
+        }
+        switch route {
+        case .home:
+            guard let signedIn else { return .redirect("/app/login") }
+            return home(signedIn, notice: Self.notice(request.query))
+        case .showLogin, .showRegister:
+            if signedIn != nil { return .redirect("/app/") }
+            return accountForm(register: route == .showRegister, request: request)
+        case .login, .register:
+            return account(register: route == .register, request: request)
+        case .logout:
+            return logout(signedIn, request)
+        case .create:
+            guard let signedIn else { return .redirect("/app/login") }
+            return create(signedIn, request)
+        case .showEdit(let id):
+            guard let signedIn else { return .redirect("/app/login") }
+            return showEdit(signedIn, id: id)
+        case .edit(let id):
+            guard let signedIn else { return .redirect("/app/login") }
+            return edit(signedIn, id: id, request)
+        case .delete(let id):
+            guard let signedIn else { return .redirect("/app/login") }
+            return delete(signedIn, id: id, request)
+        case .settings:
+            guard let signedIn else { return .redirect("/app/login") }
+            return settings(signedIn, newSecret: nil, error: nil)
+        case .issueToken:
+            guard let signedIn else { return .redirect("/app/login") }
+            return issueToken(signedIn, request)
+        case .revokeToken(let id):
+            guard let signedIn else { return .redirect("/app/login") }
+            return revokeToken(signedIn, id: id, request)
+        case .methodNotAllowed:
+            return .page(AppPages.failure("That cannot be done here.", viewer: signedIn?.viewer), status: .methodNotAllowed,
+                         extra: [.allow: "GET, HEAD, POST"])
+        case .script, .notFound:
+            return .page(AppPages.notFound(signedIn?.viewer), status: .notFound)
+        }
+    }
+
+    /// A browser sends `Origin` with every POST; one naming another site
+    /// (or `null`, a sandboxed frame) is a forged form.
+    static func sameOrigin(_ request: WebRequest) -> Bool {
+        guard let origin = request.headers[.origin] else { return true }
+        guard let host = request.headers[Self.hostField] else { return false }
+        return origin == "https://" + host || origin == "http://" + host
+    }
+
+    private static let hostField = HTTPField.Name("Host")!
+
+    /// The line shown after a change that redirected here.
+    static func notice(_ query: String) -> String? {
+        switch FormData(query: query)["done"] {
+        case "posted": "Published."
+        case "edited": "Saved."
+        case "deleted": "Deleted."
+        default: nil
+        }
+    }
+}

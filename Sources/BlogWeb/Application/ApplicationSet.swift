@@ -1,0 +1,26 @@
+/// Several applications on one server, each with its own paths: the first
+/// that handles a path answers it.
+///
+///     let apps = ApplicationSet([webClient, micropub])
+public struct ApplicationSet: WebApplication {
+    public let members: [any WebApplication]
+
+    public init(_ members: [any WebApplication]) {
+        self.members = members
+    }
+
+    public func handles(path: String) -> Bool {
+        members.contains { $0.handles(path: path) }
+    }
+
+    public func bodyLimit(path: String) -> Int {
+        members.first { $0.handles(path: path) }?.bodyLimit(path: path) ?? 0
+    }
+
+    public func respond(to request: WebRequest) -> WebResponse {
+        guard let member = members.first(where: { $0.handles(path: request.path) }) else {
+            return WebResponse(status: .notFound)
+        }
+        return member.respond(to: request)
+    }
+}

@@ -1,0 +1,15 @@
+import BlogApp
+import BlogCore
+import BlogServer
+import BlogWeb
+
+extension Serve {
+    /// The web client and Micropub, each change through the blog port's
+    /// own budgets and lanes (`BlogServer.perform`).
+    static func application(_ settings: BlogConfig, store: any BlogStorage, server: BlogServer) -> any WebApplication {
+        let backend = WebClient.Backend(perform: { request, session in server.perform(request, session: session) },
+                                        storage: store, tokens: AccessTokens(storage: store),
+                                        registrationOpen: settings.registrationOpen)
+        return ApplicationSet([WebClient(backend: backend), Micropub(backend: backend, baseURL: settings.effectiveBaseURL)])
+    }
+}
