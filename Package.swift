@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "BlogClient", targets: ["BlogClient"]),
         .library(name: "BlogWeb", targets: ["BlogWeb"]),
         .library(name: "BlogPostgres", targets: ["BlogPostgres"]),
+        .library(name: "BlogPhotos", targets: ["BlogPhotos"]),
         .executable(name: "blog", targets: ["blog"]),
         .executable(name: "blogbench", targets: ["blogbench"]),
     ],
@@ -76,6 +77,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // libvips from the system, and the non-variadic wrappers Swift
+        // needs to call it (vips's operations take `...` options).
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        // Uploaded photos to published JPEGs: limits checked before
+        // decoding, upright, resized, every metadata block stripped.
+        .target(name: "BlogPhotos", dependencies: ["CVips", "CVipsShim", "BlogWire"]),
         // The blog port: blogd's own epoll loops, the connection state
         // machine, the connection limit; requests go to Dispatch.
         .target(
@@ -147,6 +155,7 @@ let package = Package(
         ),
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),
         .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
+        .testTarget(name: "BlogPhotosTests", dependencies: ["BlogPhotos", "BlogWire", "BlogTestSupport", "CLinux"]),
         .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "BlogWire", "BlogSockets", "blog", "BlogTestSupport"]),
         .testTarget(
             name: "BlogWebTests",
