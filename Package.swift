@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "BlogWeb", targets: ["BlogWeb"]),
         .library(name: "BlogApp", targets: ["BlogApp"]),
         .library(name: "BlogPostgres", targets: ["BlogPostgres"]),
+        .library(name: "BlogPhotos", targets: ["BlogPhotos"]),
         .executable(name: "blog", targets: ["blog"]),
         .executable(name: "blogbench", targets: ["blogbench"]),
     ],
@@ -77,6 +78,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // libvips from the system, and the non-variadic wrappers Swift
+        // needs to call it (vips's operations take `...` options).
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        // Uploaded photos to published JPEGs: limits checked before
+        // decoding, upright, resized, every metadata block stripped.
+        .target(name: "BlogPhotos", dependencies: ["CVips", "CVipsShim", "BlogWire"]),
         // The blog port: blogd's own epoll loops, the connection state
         // machine, the connection limit; requests go to Dispatch.
         .target(
@@ -165,6 +173,7 @@ let package = Package(
             "BlogApp", "BlogCore", "BlogWeb", "BlogWire", "BlogServer", "BlogTestSupport",
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
+        .testTarget(name: "BlogPhotosTests", dependencies: ["BlogPhotos", "BlogWire", "BlogTestSupport", "CLinux"]),
         .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "BlogWire", "BlogSockets", "blog", "BlogTestSupport"]),
         .testTarget(
             name: "BlogWebTests",
