@@ -94,6 +94,10 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         held = nil
+        if let upload {
+            self.upload = nil
+            application?.bodies.release(upload.reserved, for: upload.web.peerAddress)
+        }
         context.fireChannelInactive()
     }
 
@@ -157,6 +161,14 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
             send(PublicFolderHandler.Reply(status: .contentTooLarge, text: "The request is too large."), to: request, context: context)
             return
         }
+        let peer = context.channel.remoteAddress?.ipAddress ?? "-"
+        // Chunked bodies take their room as they come.
+        guard application.bodies.reserve(declared ?? 0, for: peer) else {
+            closeAfterResponse = true
+            send(PublicFolderHandler.Reply(status: .serviceUnavailable, text: "Too many uploads at once: try again in a moment.",
+                                           extra: [.retryAfter: "5"]), to: request, context: context)
+            return
+        }
         if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
         }
@@ -166,8 +178,7 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         }
         let target = head.uri
         let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
-        let peer = context.channel.remoteAddress?.ipAddress ?? "-"
-        upload = Upload(request: request, limit: limit,
+        upload = Upload(request: request, limit: limit, reserved: declared ?? 0,
                         web: WebRequest(method: request.method, path: request.path, query: query, headers: fields,
                                         peerAddress: peer, secure: secure))
         upload?.web.body.reserveCapacity(min(declared ?? 0, limit))
@@ -176,12 +187,24 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
     /// One part of an application request's body; a body over the limit
     /// is refused as soon as it is, and the rest is not read.
     private func read(_ part: ByteBuffer, context: ChannelHandlerContext) {
-        guard var current = upload else { return }
+        guard var current = upload, let application else { return }
         upload = nil
-        guard current.web.body.count + part.readableBytes <= current.limit else {
+        let size = current.web.body.count + part.readableBytes
+        guard size <= current.limit else {
+            application.bodies.release(current.reserved, for: current.web.peerAddress)
             closeAfterResponse = true
             send(PublicFolderHandler.Reply(status: .contentTooLarge, text: "The request is too large."), to: current.request, context: context)
             return
+        }
+        if size > current.reserved {
+            guard application.bodies.reserve(size - current.reserved, for: current.web.peerAddress) else {
+                application.bodies.release(current.reserved, for: current.web.peerAddress)
+                closeAfterResponse = true
+                send(PublicFolderHandler.Reply(status: .serviceUnavailable, text: "Too many uploads at once: try again in a moment.",
+                                               extra: [.retryAfter: "5"]), to: current.request, context: context)
+                return
+            }
+            current.reserved = size
         }
         current.web.body.append(contentsOf: part.readableBytesView)
         upload = current
@@ -190,6 +213,7 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
     private func respond(to upload: Upload, context: ChannelHandlerContext) {
         guard let application else { return }
         guard let answer = application.run(upload.web, on: context.eventLoop) else {
+            application.bodies.release(upload.reserved, for: upload.web.peerAddress)
             send(PublicFolderHandler.Reply(status: .serviceUnavailable, text: "Too busy: try again in a moment.",
                                            extra: [.retryAfter: "1"]), to: upload.request, context: context)
             return
@@ -199,6 +223,8 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         let method = upload.request.method
         answer.whenComplete { [pending] result in
             defer { pending.leave() }
+            // The body is gone with the request it came in.
+            application.bodies.release(upload.reserved, for: upload.web.peerAddress)
             let (handler, context) = bound.value
             guard context.channel.isActive else { return }
             let reply: PublicFolderHandler.Reply
@@ -214,6 +240,8 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
     private struct Upload {
         var request: Request
         var limit: Int
+        /// Bytes taken from the runner's `BodyBudget` for it.
+        var reserved: Int
         var web: WebRequest
     }
 

@@ -42,10 +42,19 @@ extension WebServer {
         /// Application requests admitted at once, running or waiting for
         /// a thread; past it, `503` at once. Default 64.
         public var maxApplicationRequests: Int
+        /// Bytes of application request bodies held at once, in all and
+        /// from one address; past
+        /// either, a request is refused `503` before its body is read.
+        /// Defaults 64 MiB and 24 MiB: two of the largest uploads from one
+        /// address, and their answers in progress.
+        public var maxBodyBytes: Int
+        public var maxBodyBytesPerAddress: Int
 
         public init(maxHeaderBytes: Int = 16 * 1024, timeout: Duration = .seconds(10), maxConnections: Int = 4096,
                     maxConnectionsPerAddress: Int = 32, cacheBytes: Int = 64 << 20, applicationThreads: Int = 4,
-                    maxApplicationRequests: Int = 64) {
+                    maxApplicationRequests: Int = 64, maxBodyBytes: Int = 64 << 20, maxBodyBytesPerAddress: Int = 24 << 20) {
+            self.maxBodyBytes = maxBodyBytes
+            self.maxBodyBytesPerAddress = maxBodyBytesPerAddress
             self.applicationThreads = applicationThreads
             self.maxApplicationRequests = maxApplicationRequests
             self.maxHeaderBytes = maxHeaderBytes

@@ -34,6 +34,9 @@ public final class WebServer: Sendable {
     private let application: ApplicationRunner?
     private let stopping = Mutex<Task<Void, Never>?>(nil)
 
+    /// Bytes of application request bodies held now (for tests).
+    var reservedBodyBytes: Int { application?.bodies.reserved ?? 0 }
+
     /// Connections open right now (for tests).
     var openConnections: Int { connections.count }
 
@@ -113,7 +116,8 @@ public final class WebServer: Sendable {
         let cache = FileCache(folder: folder.path, capacity: limits.cacheBytes, trustedFor: Self.pageCheckInterval, now: clock)
         let files = PublicFolderHandler(folder: folder, files: CachedFiles(cache: cache, thread: fileThread), health: healthy)
         let runner = application.map {
-            ApplicationRunner(application: $0, threads: limits.applicationThreads, maxWaiting: limits.maxApplicationRequests)
+            ApplicationRunner(application: $0, threads: limits.applicationThreads, maxWaiting: limits.maxApplicationRequests,
+                              bodies: BodyBudget(maxTotal: limits.maxBodyBytes, maxPerAddress: limits.maxBodyBytesPerAddress))
         }
         var setUp = ConnectionSetUp(files: files, limits: limits, connections: connections, accessLog: accessLog,
                                     pending: slowReplies, logger: logger)

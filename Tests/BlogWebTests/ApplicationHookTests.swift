@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import BlogTestSupport
 import Testing
 @testable import BlogWeb
 
@@ -134,6 +135,35 @@ struct ApplicationHookTests {
         app.gate.signal()
         let released = try await offPool { try waiting.readResponse() }
         #expect(released.status == 200 && released.text.hasPrefix("GET /gate"))
+        await web.stop()
+    }
+
+    /// Bodies held at once are bounded per address: a second large upload
+    /// while the first is still coming is refused before it is read, and
+    /// the room comes back once the first is answered.
+    @Test func bodiesHeldAtOnceAreBoundedPerAddress() async throws {
+        var limits = WebServer.Limits()
+        limits.maxBodyBytesPerAddress = 1500
+        let web = try await start(Echo(), limits: limits)
+        let port = web.port
+        let slow = try await offPool { () -> RawHTTPConnection in
+            let slow = try RawHTTPConnection(port: port)
+            slow.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "a", count: 10))
+            return slow
+        }
+        // Its head read, its room taken.
+        #expect(try await offPool { waitUntil(timeout: 60) { web.reservedBodyBytes == 1000 } })
+        let (refused, first, again) = try await offPool {
+            let refused = try RawHTTPConnection(port: port).request("/echo", method: "POST", fields: ["Content-Length: 1000"])
+            slow.send(String(repeating: "a", count: 990))
+            let first = try slow.readResponse()
+            let after = try RawHTTPConnection(port: port)
+            after.send("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\n" + String(repeating: "b", count: 1000))
+            return (refused, first, try after.readResponse())
+        }
+        #expect(refused.status == 503 && refused.headers["retry-after"] == "5")
+        #expect(first.status == 200 && first.text.contains("body=1000"))
+        #expect(again.status == 200)
         await web.stop()
     }
 }

@@ -28,7 +28,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BLOGD = os.environ.get("BLOGD_BIN", os.path.join(ROOT, ".build/debug/blogd"))
+BLOGD = os.path.abspath(os.environ.get("BLOGD_BIN", os.path.join(ROOT, ".build/debug/blogd")))
 WAIT = 60  # seconds: generous, for a busy machine
 
 

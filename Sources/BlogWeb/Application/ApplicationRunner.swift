@@ -8,12 +8,15 @@ import Synchronization
 /// answered `503` at once rather than queued behind minutes of work.
 final class ApplicationRunner: Sendable {
     let application: any WebApplication
+    /// The bodies being read for it.
+    let bodies: BodyBudget
     private let threads: NIOThreadPool
     private let maxWaiting: Int
     private let inFlight = Atomic<Int>(0)
 
-    init(application: any WebApplication, threads: Int, maxWaiting: Int) {
+    init(application: any WebApplication, threads: Int, maxWaiting: Int, bodies: BodyBudget) {
         self.application = application
+        self.bodies = bodies
         self.threads = NIOThreadPool(numberOfThreads: max(1, threads))
         self.maxWaiting = max(1, maxWaiting)
         self.threads.start()
