@@ -117,6 +117,7 @@ let package = Package(
             name: "BlogApp",
             dependencies: [
                 "BlogCore",
+                "BlogPhotos",
                 "BlogWeb",
                 "BlogWire",
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -4,11 +4,13 @@
 # database, the attack from 127.0.0.2 for SECONDS while a well-behaved client
 # on 127.0.0.1 works, then one SIGTERM: the server must exit 0 within 20 s.
 # Prints blogbench's report per kind, then one summary line per kind.
+# upload-flood uploads a 12 MP photo (made with libvips-tools' `vips`) with a
+# token of a user made by `blogd token`.
 # Usage: scripts/attack.sh [SECONDS] [KIND...]      (build first: swift build -c release)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 secs=${1:-10}; shift 2>/dev/null
-kinds=("$@"); [ ${#kinds[@]} -eq 0 ] && kinds=(none login-flood register-flood http-headers http-idle big-posts connection-hog)
+kinds=("$@"); [ ${#kinds[@]} -eq 0 ] && kinds=(none login-flood register-flood http-headers http-idle big-posts connection-hog upload-flood)
 bin=.build/release
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
@@ -20,7 +22,15 @@ for kind in "${kinds[@]}"; do
     --db "$d/blog.sqlite" --public "$d/public" 2>"$d.log" & pid=$!
   wait_port "$p" && wait_port "$h" || { echo "$kind: blogd did not start"; kill "$pid"; continue; }
   echo "=== $kind"
-  "$bin/blogbench" attack "$kind" --port "$p" --http-port "$h" --duration "$secs" --server-pid "$pid" --json > "$d.json"
+  extra=()
+  if [ "$kind" = upload-flood ]; then
+    printf 'register:flooder:pw[E];' | nc -N 127.0.0.1 "$p" >/dev/null
+    token=$("$bin/blogd" token flooder --scope media --db "$d/blog.sqlite" 2>/dev/null)
+    vips gaussnoise "$d/noise.v" 4000 3000 && vips colourspace "$d/noise.v" "$d/photo.jpg[Q=90]" srgb 2>/dev/null \
+      || vips copy "$d/noise.v" "$d/photo.jpg[Q=90]"
+    extra=(--photo "$d/photo.jpg" --token "$token")
+  fi
+  "$bin/blogbench" attack "$kind" --port "$p" --http-port "$h" --duration "$secs" --server-pid "$pid" --json "${extra[@]}" > "$d.json"
   python3 -m json.tool "$d.json" 2>/dev/null | head -80 || cat "$d.json"
   kill -TERM "$pid"
   stopped=no; for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || { stopped=yes; break; }; sleep 0.1; done

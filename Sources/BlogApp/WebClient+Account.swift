@@ -16,7 +16,7 @@ extension WebClient {
     }
 
     func signedIn(_ request: WebRequest) throws(StorageError) -> SignedIn? {
-        guard let secret = Cookies(request.headers)[Self.sessionCookie], !secret.isEmpty else { return nil }
+        guard let secret = Cookies(request.headers)[Self.sessionCookie(request)], !secret.isEmpty else { return nil }
         guard let (user, token) = try backend.tokens.verify(secret, kind: .session) else { return nil }
         return SignedIn(user: user, token: token, secret: secret)
     }
@@ -25,7 +25,7 @@ extension WebClient {
     func accountForm(register: Bool, request: WebRequest, name: String = "", error: String? = nil,
                      status: HTTPResponse.Status = .ok) -> WebResponse {
         let token = CSRF.fresh()
-        let cookie = Cookies.set(Self.formCookie, token, secure: request.secure, maxAge: nil, sameSite: "Strict")
+        let cookie = Cookies.set(Self.formCookie(request), token, secure: request.secure, maxAge: nil, sameSite: "Strict")
         return .page(AppPages.account(register: register, name: name, error: error, formToken: token,
                                       open: backend.registrationOpen),
                      status: status, extra: [.setCookie: cookie])
@@ -37,11 +37,11 @@ extension WebClient {
             return accountForm(register: true, request: request, error: "Registration is closed.", status: .forbidden)
         }
         let form = FormData(bytes: request.body)
-        let typed = form["name"] ?? ""
+        let typed = form.hasInvalidText ? "" : form["name"] ?? ""
         func again(_ error: String, _ status: HTTPResponse.Status) -> WebResponse {
             accountForm(register: register, request: request, name: typed, error: error, status: status)
         }
-        guard let formToken = Cookies(request.headers)[Self.formCookie],
+        guard let formToken = Cookies(request.headers)[Self.formCookie(request)],
               CSRF.same(form["csrf"] ?? "", formToken) else {
             return again("The form had expired: please send it again.", .forbidden)
         }
@@ -53,9 +53,9 @@ extension WebClient {
         } catch {
             return again(Self.explain(error), .badRequest)
         }
-        let session = Session(peerAddress: request.peerAddress)
+        let session = Session(peerAddress: request.peerAddress, grantsLease: false)
         let reply = backend.perform(register ? .register(user: user, password: password) : .login(user: user, password: password),
-                                    session).reply
+                                    [], session).reply
         switch reply {
         case .registered, .loggedIn:
             return startSession(user, request)
@@ -78,9 +78,9 @@ extension WebClient {
             let (secret, _) = try backend.tokens.issue(userID: record.id, kind: .session, scopes: [], label: "web",
                                                        lifetime: Double(sessionLifetime))
             var headers: HTTPFields = [:]
-            headers.append(HTTPField(name: .setCookie, value: Cookies.set(Self.sessionCookie, secret, secure: request.secure,
+            headers.append(HTTPField(name: .setCookie, value: Cookies.set(Self.sessionCookie(request), secret, secure: request.secure,
                                                                           maxAge: sessionLifetime)))
-            headers.append(HTTPField(name: .setCookie, value: Cookies.set(Self.formCookie, "", secure: request.secure,
+            headers.append(HTTPField(name: .setCookie, value: Cookies.set(Self.formCookie(request), "", secure: request.secure,
                                                                           maxAge: 0, sameSite: "Strict")))
             return .redirect("/app/", extra: headers)
         } catch {
@@ -90,7 +90,7 @@ extension WebClient {
     }
 
     func logout(_ signedIn: SignedIn?, _ request: WebRequest) -> WebResponse {
-        let clear: HTTPFields = [.setCookie: Cookies.set(Self.sessionCookie, "", secure: request.secure, maxAge: 0)]
+        let clear: HTTPFields = [.setCookie: Cookies.set(Self.sessionCookie(request), "", secure: request.secure, maxAge: 0)]
         guard let signedIn else { return .redirect("/app/login", extra: clear) }
         guard CSRF.check(FormData(bytes: request.body)["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
         do {

@@ -20,20 +20,45 @@ extension WebClient {
     }
 
     func create(_ signedIn: SignedIn, _ request: WebRequest) -> WebResponse {
-        let form = FormData(bytes: request.body)
+        // With a photo the form comes as multipart.
+        let form: FormData
+        var photo: MultipartForm.Part?
+        if let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
+            guard let multipart = try? MultipartForm(body: request.body, contentType: type) else {
+                return home(signedIn, error: "The form was not understood.", status: .badRequest)
+            }
+            form = FormData(fields: multipart.textFields)
+            photo = multipart.files("photo").first
+        } else {
+            form = FormData(bytes: request.body)
+        }
         guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
+        guard !form.hasInvalidText else { return home(signedIn, error: Self.notUTF8, status: .badRequest) }
         let draft = AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "",
                                    latitude: form["latitude"] ?? "", longitude: form["longitude"] ?? "")
         guard let user = signedIn.username else { return Self.unavailable(signedIn) }
-        let command: Request
-        switch Self.validated(draft, withPlace: true) {
-        case .failure(let error):
-            return home(signedIn, draft: draft, error: error.text, status: .badRequest)
-        case .success(let (title, content, place)):
-            command = place.map { .geoPost(user: user, place: $0, title: title, content: content) }
-                ?? .newPost(user: user, title: title, content: content)
+        guard case .success(let (title, content, typedPlace)) = Self.validated(draft, withPlace: true) else {
+            if case .failure(let error) = Self.validated(draft, withPlace: true) {
+                return home(signedIn, draft: draft, error: error.text, status: .badRequest)
+            }
+            return Self.unavailable(signedIn)
         }
-        switch perform(command, as: user, from: request) {
+        var place = typedPlace
+        var photos: [String] = []
+        if let photo {
+            let session = Session(peerAddress: request.peerAddress, authenticatedAs: user)
+            switch PhotoUploads(backend: backend).accept(photo, as: user, session: session) {
+            case .failure(let refusal):
+                return home(signedIn, draft: draft, error: refusal.text, status: refusal.status)
+            case .success(let stored):
+                photos = [stored.photo.name]
+                // The photo's own place is published only when asked for.
+                if place == nil, form["photo_location"] == "on" { place = stored.location }
+            }
+        }
+        let command: Request = place.map { .geoPost(user: user, place: $0, title: title, content: content) }
+            ?? .newPost(user: user, title: title, content: content)
+        switch perform(command, photos: photos, as: user, from: request) {
         case .posted: return .redirect("/app/?done=posted")
         case .busy: return home(signedIn, draft: draft, error: Self.busy, status: .tooManyRequests)
         case .postRefused: return home(signedIn, draft: draft, error: "You may not post now.", status: .forbidden)
@@ -57,6 +82,9 @@ extension WebClient {
         let form = FormData(bytes: request.body)
         guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
         let draft = AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "")
+        guard !form.hasInvalidText else {
+            return .page(AppPages.edit(signedIn.viewer, id: id, draft: draft, error: Self.notUTF8), status: .badRequest)
+        }
         guard let user = signedIn.username else { return Self.unavailable(signedIn) }
         func again(_ error: String, _ status: HTTPResponse.Status) -> WebResponse {
             .page(AppPages.edit(signedIn.viewer, id: id, draft: draft, error: error), status: status)
@@ -86,8 +114,8 @@ extension WebClient {
     }
 
     /// Carries out `request` as `user`, whom the session proved.
-    func perform(_ request: Request, as user: Username, from web: WebRequest) -> Reply {
-        backend.perform(request, Session(peerAddress: web.peerAddress, authenticatedAs: user)).reply
+    func perform(_ request: Request, photos: [String] = [], as user: Username, from web: WebRequest) -> Reply {
+        backend.perform(request, photos, Session(peerAddress: web.peerAddress, authenticatedAs: user)).reply
     }
 
     /// The title, text and place of a form, by the protocol's rules.
@@ -112,6 +140,7 @@ extension WebClient {
         }
     }
 
+    static let notUTF8 = "The form held text that is not UTF-8; nothing was changed."
     static let busy = "Too much at once from your address: wait a moment and send it again."
     static let failed = "The server could not do it now; nothing was changed. Try again in a moment."
 

@@ -1,4 +1,5 @@
 import BlogCore
+import BlogPhotos
 import BlogWeb
 import BlogWire
 import Foundation
@@ -14,28 +15,41 @@ import HTTPTypes
 /// HTTPS); every form carries a CSRF token, and a POST from another
 /// origin is refused. No password is ever logged or shown.
 ///
-///     let client = WebClient(backend: .init(perform: { request, session in
-///         server.perform(request, session: session)
-///     }, storage: store, tokens: AccessTokens(storage: store)))
+///     let client = WebClient(backend: .init(
+///         perform: { request, photos, session in server.perform(request, photos: photos, session: session) },
+///         storePhoto: { photo, image, thumbnail, user, session in
+///             service.storePhoto(photo, image: image, thumbnail: thumbnail, for: user, session: session) },
+///         storage: store, tokens: AccessTokens(storage: store)))
 ///     let web = try await WebServer(folder: folder, host: "*", port: 8080,
 ///                                   logger: logger, application: client)
 public struct WebClient: WebApplication {
     /// What the client needs of the server.
     public struct Backend: Sendable {
-        /// Carries out a request as the blog port would, with its budgets.
-        public var perform: @Sendable (Request, Session) -> Outcome
+        /// Carries out a request as the blog port would, with its budgets;
+        /// a new post gets the photos named (stored by `storePhoto`).
+        public var perform: @Sendable (Request, [String], Session) -> Outcome
+        /// Stores a processed photo for a user (`BlogService.storePhoto`).
+        public var storePhoto: @Sendable (PostPhoto, [UInt8], [UInt8], Username, Session) -> Reply
         /// Reads: the user, their posts.
         public var storage: any BlogStorage
         public var tokens: AccessTokens
         /// Whether anyone may register (else only the admin adds users).
         public var registrationOpen: Bool
+        /// Photo uploads per address, and decoded at once.
+        public var uploads: UploadBudget
+        public var photoLimits: PhotoLimits
 
-        public init(perform: @escaping @Sendable (Request, Session) -> Outcome, storage: any BlogStorage,
-                    tokens: AccessTokens, registrationOpen: Bool = true) {
+        public init(perform: @escaping @Sendable (Request, [String], Session) -> Outcome,
+                    storePhoto: @escaping @Sendable (PostPhoto, [UInt8], [UInt8], Username, Session) -> Reply,
+                    storage: any BlogStorage, tokens: AccessTokens, registrationOpen: Bool = true,
+                    uploads: UploadBudget = UploadBudget(), photoLimits: PhotoLimits = PhotoLimits()) {
             self.perform = perform
+            self.storePhoto = storePhoto
             self.storage = storage
             self.tokens = tokens
             self.registrationOpen = registrationOpen
+            self.uploads = uploads
+            self.photoLimits = photoLimits
         }
     }
 
@@ -48,8 +62,16 @@ public struct WebClient: WebApplication {
         self.sessionLifetime = sessionLifetime
     }
 
-    static let sessionCookie = "blogd_session"
-    static let formCookie = "blogd_form"
+    /// Over HTTPS the cookies carry the `__Host-` prefix: a browser takes
+    /// such a cookie only from this host over HTTPS, for the whole site,
+    /// so no one on the plain-HTTP path (or a sibling domain) can plant one.
+    static func sessionCookie(_ request: WebRequest) -> String {
+        request.secure ? "__Host-blogd_session" : "blogd_session"
+    }
+
+    static func formCookie(_ request: WebRequest) -> String {
+        request.secure ? "__Host-blogd_form" : "blogd_form"
+    }
     /// A form holds one post of the protocol's largest message, which
     /// percent-encoding may triple.
     static let maxBody = 3 * Frame.defaultMaxMessageBytes + 4096
@@ -58,7 +80,15 @@ public struct WebClient: WebApplication {
         path == "/app" || path.hasPrefix("/app/")
     }
 
-    public func bodyLimit(path: String) -> Int { Self.maxBody }
+    /// The post form may carry one photo.
+    /// Logins and registrations wait for scrypt.
+    public func waitsForPasswordHash(_ request: WebRequest) -> Bool {
+        request.method == .post && (request.path == "/app/login" || request.path == "/app/register")
+    }
+
+    public func bodyLimit(path: String) -> Int {
+        path == "/app/posts" ? backend.photoLimits.maxBytes + Self.maxBody : Self.maxBody
+    }
 
     public func respond(to request: WebRequest) -> WebResponse {
         let route = AppRoute(method: request.method, path: request.path)

@@ -162,13 +162,6 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let peer = context.channel.remoteAddress?.ipAddress ?? "-"
-        // Chunked bodies take their room as they come.
-        guard application.bodies.reserve(declared ?? 0, for: peer) else {
-            closeAfterResponse = true
-            send(PublicFolderHandler.Reply(status: .serviceUnavailable, text: "Too many uploads at once: try again in a moment.",
-                                           extra: [.retryAfter: "5"]), to: request, context: context)
-            return
-        }
         if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
         }
@@ -178,7 +171,9 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         }
         let target = head.uri
         let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
-        upload = Upload(request: request, limit: limit, reserved: declared ?? 0,
+        // Room is taken as the bytes come, not as declared: a client that
+        // announces a large body and sends none holds nothing.
+        upload = Upload(request: request, limit: limit, reserved: 0,
                         web: WebRequest(method: request.method, path: request.path, query: query, headers: fields,
                                         peerAddress: peer, secure: secure))
         upload?.web.body.reserveCapacity(min(declared ?? 0, limit))

@@ -36,8 +36,9 @@ extension WebServer {
         public var maxConnectionsPerAddress: Int
         /// Bytes of pages (plain and gzipped) kept in memory. Default 64 MiB.
         public var cacheBytes: Int
-        /// Threads that run the web client's and Micropub's requests.
-        /// Default 4: they mostly wait (for a password hash, a commit).
+        /// Threads that run the web client's and Micropub's requests, in
+        /// each of two pools (logins, the rest). Default 4: they mostly
+        /// wait (for a password hash, a commit).
         public var applicationThreads: Int
         /// Application requests admitted at once, running or waiting for
         /// a thread; past it, `503` at once. Default 64.
@@ -45,14 +46,15 @@ extension WebServer {
         /// Bytes of application request bodies held at once, in all and
         /// from one address; past
         /// either, a request is refused `503` before its body is read.
-        /// Defaults 64 MiB and 24 MiB: two of the largest uploads from one
-        /// address, and their answers in progress.
+        /// A body takes its room as its bytes arrive, and must arrive
+        /// within `timeout`. Defaults 128 MiB and 16 MiB (one of the
+        /// largest uploads from one address, with room to spare).
         public var maxBodyBytes: Int
         public var maxBodyBytesPerAddress: Int
 
         public init(maxHeaderBytes: Int = 16 * 1024, timeout: Duration = .seconds(10), maxConnections: Int = 4096,
                     maxConnectionsPerAddress: Int = 32, cacheBytes: Int = 64 << 20, applicationThreads: Int = 4,
-                    maxApplicationRequests: Int = 64, maxBodyBytes: Int = 64 << 20, maxBodyBytesPerAddress: Int = 24 << 20) {
+                    maxApplicationRequests: Int = 64, maxBodyBytes: Int = 128 << 20, maxBodyBytesPerAddress: Int = 16 << 20) {
             self.maxBodyBytes = maxBodyBytes
             self.maxBodyBytesPerAddress = maxBodyBytesPerAddress
             self.applicationThreads = applicationThreads

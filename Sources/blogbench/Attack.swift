@@ -75,6 +75,13 @@ struct Attack: ParsableCommand {
     @Option(help: ArgumentHelp("With --server-pid: seconds to watch the server's CPU after the attack stopped.", valueName: "seconds"))
     var after: Double = 2
 
+    @Option(help: ArgumentHelp("upload-flood: the photo file to upload.", valueName: "file"))
+    var photo: String?
+
+    @Option(help: ArgumentHelp("upload-flood: a Micropub token with the media scope (blogd token NAME --scope media).",
+                               valueName: "token"))
+    var token: String?
+
     @Flag(help: "Print one JSON object (keys sorted) instead of the table.")
     var json = false
 
@@ -82,6 +89,9 @@ struct Attack: ParsableCommand {
         guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535.") }
         if let httpPort, !(1...65535).contains(httpPort) { throw ValidationError("--http-port must be 1...65535.") }
         if kind.needsHTTP && httpPort == nil { throw ValidationError("\(kind.rawValue) attacks the HTTP port: give --http-port.") }
+        if kind == .uploadFlood && (photo == nil || token == nil) {
+            throw ValidationError("upload-flood needs --photo FILE and --token TOKEN.")
+        }
         guard duration > 0 else { throw ValidationError("--duration must be positive.") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive.") }
         guard after >= 0 else { throw ValidationError("--after must not be negative.") }

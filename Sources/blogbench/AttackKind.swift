@@ -9,6 +9,7 @@ enum AttackKind: String, CaseIterable, ExpressibleByArgument, Sendable {
     case httpIdle = "http-idle"
     case bigPosts = "big-posts"
     case connectionHog = "connection-hog"
+    case uploadFlood = "upload-flood"
 
     /// Threads of the request floods: enough to keep the server's password
     /// hashing queue full whatever its cores.
@@ -22,6 +23,8 @@ enum AttackKind: String, CaseIterable, ExpressibleByArgument, Sendable {
     /// The content of each `big-posts` post, in `"`: the page escapes each
     /// one to `&quot;`, six bytes, so a post grows the page by ~390 kB.
     static let bigPostContentBytes = 65_000
+    /// Threads of `upload-flood`, each one upload at a time.
+    static let uploadThreads = 8
 
     /// One line for `--help` and the report.
     var summary: String {
@@ -33,9 +36,10 @@ enum AttackKind: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .httpIdle: "idle HTTP connections, up to --connections, held and reopened"
         case .bigPosts: "\(Self.bigPostThreads) threads posting \(Self.bigPostContentBytes) '\"' (escaped sixfold) to their own pages"
         case .connectionHog: "idle blog-port connections, up to --connections, held and reopened"
+        case .uploadFlood: "\(Self.uploadThreads) threads uploading --photo to /micropub/media with --token, a new connection each"
         }
     }
 
     /// Whether the attack goes to the HTTP port (`--http-port` needed).
-    var needsHTTP: Bool { self == .httpHeaders || self == .httpIdle }
+    var needsHTTP: Bool { self == .httpHeaders || self == .httpIdle || self == .uploadFlood }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import BlogSockets
 import BlogWire
 
@@ -38,8 +39,15 @@ struct AttackSetUp {
                                        pages: http.map { Route(server: $0, source: clientSource) }, timeout: options.timeout)
         status("setting up: user \(client.user) from \(options.clientAddress)")
         try client.setUp()
+        var upload: (photo: [UInt8], token: String)?
+        if let path = options.photo, let token = options.token {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw BenchFailure(message: "cannot read the photo \(path)")
+            }
+            upload = (Array(data), token)
+        }
         let attacker = options.kind.attacker(blog: blog, http: http, sources: attackerSources,
-                                             connections: options.connections, timeout: options.timeout)
+                                             connections: options.connections, timeout: options.timeout, upload: upload)
         if let flood = attacker as? RequestFlood, case .bigPosts(let users, _) = flood.request {
             var random = SplitMix64(seed: 1)
             let size = flood.message(thread: 0, counter: 1, random: &random).count

@@ -29,7 +29,7 @@ extension AttackKind {
     /// the HTTP port `http` (which set-up has checked for every kind that
     /// `needsHTTP`, so it is there when used).
     func attacker(blog: SocketAddress, http: SocketAddress?, sources: [SocketAddress],
-                  connections: Int, timeout: Double) -> any Attacker {
+                  connections: Int, timeout: Double, upload: (photo: [UInt8], token: String)? = nil) -> any Attacker {
         let blogRoute = Route(server: blog, sources: sources)
         switch self {
         case .none:
@@ -49,6 +49,9 @@ extension AttackKind {
             return ConnectionHolder(route: Route(server: http!, sources: sources), target: connections, timeout: timeout)
         case .connectionHog:
             return ConnectionHolder(route: blogRoute, target: connections, timeout: timeout)
+        case .uploadFlood:
+            return UploadFlood(route: Route(server: http!, sources: sources), threads: Self.uploadThreads,
+                               photo: upload?.photo ?? [], token: upload?.token ?? "", timeout: timeout)
         }
     }
 }

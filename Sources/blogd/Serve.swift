@@ -73,7 +73,8 @@ struct Serve: AsyncParsableCommand {
         } else { do {
             let report = try service.repairPages()
             logger.info("pages checked", metadata: [
-                "users": "\(report.checked)", "rebuilt": "\(report.rebuilt.count)", "leftovers": "\(report.leftovers)"])
+                "users": "\(report.checked)", "rebuilt": "\(report.rebuilt.count)", "leftovers": "\(report.leftovers)",
+                "stray_photos": "\(report.strayPhotos)"])
         } catch {
             throw fail(error.description)
         } }
@@ -119,7 +120,7 @@ struct Serve: AsyncParsableCommand {
                                           accessLog: settings.httpAccessLog ? Logger(label: "blogd.http.access") : nil,
                                           tls: tls,
                                           application: settings.webClient
-                                              ? Self.application(settings, store: store, server: server) : nil)
+                                              ? Self.application(settings, store: store, server: server, service: service) : nil)
             } catch let error as TLSError {
                 server.stop(timeout: 1)
                 throw fail(error.description)

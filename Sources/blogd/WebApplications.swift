@@ -6,10 +6,14 @@ import BlogWeb
 extension Serve {
     /// The web client and Micropub, each change through the blog port's
     /// own budgets and lanes (`BlogServer.perform`).
-    static func application(_ settings: BlogConfig, store: any BlogStorage, server: BlogServer) -> any WebApplication {
-        let backend = WebClient.Backend(perform: { request, session in server.perform(request, session: session) },
-                                        storage: store, tokens: AccessTokens(storage: store),
-                                        registrationOpen: settings.registrationOpen)
+    static func application(_ settings: BlogConfig, store: any BlogStorage, server: BlogServer,
+                            service: BlogService) -> any WebApplication {
+        let backend = WebClient.Backend(
+            perform: { request, photos, session in server.perform(request, photos: photos, session: session) },
+            storePhoto: { photo, image, thumbnail, user, session in
+                service.storePhoto(photo, image: image, thumbnail: thumbnail, for: user, session: session)
+            },
+            storage: store, tokens: AccessTokens(storage: store), registrationOpen: settings.registrationOpen)
         return ApplicationSet([WebClient(backend: backend), Micropub(backend: backend, baseURL: settings.effectiveBaseURL)])
     }
 }

@@ -17,14 +17,18 @@ final class AppFixture: @unchecked Sendable {
     let micropub: Micropub
     static let base = "https://blog.example/"
 
-    init(registrationOpen: Bool = true, configure: (inout BlogServer.Options) -> Void = { _ in }) throws {
+    init(registrationOpen: Bool = true, uploads: UploadBudget = UploadBudget(perMinute: 1000, burst: 1000, concurrent: 4),
+         configure: (inout BlogServer.Options) -> Void = { _ in }) throws {
         blog = try TestBlog(settings: .init(scrypt: .testing, registrationOpen: registrationOpen, baseURL: Self.base),
                             configure: configure)
         let clock = blog.clock
         tokens = AccessTokens(storage: blog.store, now: { TestBlog.date(of: clock) })
         let server = blog.server
-        let backend = WebClient.Backend(perform: { server.perform($0, session: $1) }, storage: blog.store, tokens: tokens,
-                                        registrationOpen: registrationOpen)
+        let service = blog.service
+        let backend = WebClient.Backend(
+            perform: { server.perform($0, photos: $1, session: $2) },
+            storePhoto: { service.storePhoto($0, image: $1, thumbnail: $2, for: $3, session: $4) },
+            storage: blog.store, tokens: tokens, registrationOpen: registrationOpen, uploads: uploads)
         client = WebClient(backend: backend)
         micropub = Micropub(backend: backend, baseURL: Self.base)
     }

@@ -224,4 +224,35 @@ struct MicropubTests {
         #expect(send(body: "<xml/>", type: "text/xml").status == .badRequest)
         #expect(try posts().isEmpty)
     }
+
+    /// An update is held to the same 64 KiB as a create.
+    @Test func anUpdateCannotGrowPastTheLimit() throws {
+        let id = try id(send(body: "h=entry&content=Small"))
+        let url = AppFixture.base + "alice/\(id).html"
+        let refused = try json(["action": "update", "url": url, "replace": ["content": [String(repeating: "x", count: 70_000)]]])
+        #expect(refused.status == .badRequest)
+        #expect(try posts().first?.content == "Small")
+    }
+
+    @Test func htmlContentKeepsItsParagraphsAndEntities() throws {
+        let html = "<p>First&nbsp;paragraph.</p><p>Second &#8217;quoted&#x2019; &eacute;t&eacute;</p>a<br>b<script>track()</script><style>p{}</style>"
+        #expect(try json(["type": ["h-entry"], "properties": ["content": [["html": html]], "name": ["T"]]]).status == .created)
+        #expect(try posts().first?.content == "First\u{A0}paragraph.\nSecond ’quoted’ été\na\nb")
+    }
+
+    /// JSON must be UTF-8: in UTF-16 the depth check could be fooled.
+    @Test func jsonThatIsNotUTF8IsRefused() throws {
+        let text = "{\"type\":[\"h-entry\"],\"properties\":{\"content\":[\"x\"]}}"
+        var utf16: [UInt8] = []
+        for unit in text.utf16 { utf16 += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        #expect(send(body: String(decoding: utf16, as: UTF8.self), type: "application/json").status == .badRequest)
+        #expect(try posts().isEmpty)
+    }
+
+    @Test func notesWithManyEmojiGetATitleWithinTheRule() throws {
+        let family = "👨‍👩‍👧‍👦"
+        let created = send(body: "h=entry&content=" + AppFixture.Browser.encode("Our holiday " + String(repeating: family, count: 30)))
+        #expect(created.status == .created)
+        #expect((try posts().first?.title.unicodeScalars.count ?? 999) <= 61)
+    }
 }

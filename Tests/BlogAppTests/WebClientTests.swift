@@ -2,6 +2,7 @@ import BlogApp
 import BlogCore
 import BlogTestSupport
 import BlogWeb
+import BlogWire
 import Foundation
 import HTTPTypes
 import Testing
@@ -19,8 +20,9 @@ struct WebClientTests {
 
         let registered = browser.signIn("alice", "secret pw")
         #expect(registered.status == .seeOther && registered.headers[.location] == "/app/")
-        let cookie = try #require(registered.headers[values: .setCookie].first { $0.hasPrefix("blogd_session=") })
-        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Secure"))
+        // Over HTTPS, a __Host- cookie: no one on plain HTTP can plant one.
+        let cookie = try #require(registered.headers[values: .setCookie].first { $0.hasPrefix("__Host-blogd_session=") })
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Secure") && cookie.contains("Path=/"))
         #expect(app.file("alice.html") != nil)
 
         let posted = browser.post("/app/posts", [("csrf", browser.csrf), ("title", "Hello <web>"), ("content", "First line\nsecond")])
@@ -44,7 +46,7 @@ struct WebClientTests {
         #expect(app.file("alice/\(post.id).html") == nil && app.file("alice/\(post.id).html.gone") != nil)
 
         let out = browser.post("/app/logout", [("csrf", browser.csrf)])
-        #expect(out.status == .seeOther && browser.cookies["blogd_session"] == nil)
+        #expect(out.status == .seeOther && browser.cookies["__Host-blogd_session"] == nil)
         #expect(browser.get("/app/").status == .seeOther)
     }
 
@@ -70,9 +72,9 @@ struct WebClientTests {
         let browser = AppFixture.Browser(app.client)
         let wrong = browser.signIn("bob", "wrong", register: false)
         #expect(wrong.status == .unauthorized && wrong.text.contains("Wrong name or password"))
-        #expect(browser.cookies["blogd_session"] == nil)
+        #expect(browser.cookies["__Host-blogd_session"] == nil)
         let right = browser.signIn("bob", "right", register: false)
-        #expect(right.status == .seeOther && browser.cookies["blogd_session"] != nil)
+        #expect(right.status == .seeOther && browser.cookies["__Host-blogd_session"] != nil)
         #expect(browser.get("/app/").text.contains("My posts"))
     }
 
@@ -183,5 +185,39 @@ struct WebClientTests {
         #expect(found.token.label == "Quill" && found.token.allows(.create) && !found.token.allows(.delete))
         #expect(browser.post("/app/settings/tokens/\(found.token.id)/revoke", [("csrf", browser.csrf)]).status == .seeOther)
         #expect(try app.tokens.verify(secret, kind: .bearer) == nil)
+    }
+
+    /// A web login proves the password to this browser only: it grants no
+    /// protocol lease, so no one else at the same address can post as the
+    /// user over TCP.
+    @Test func aWebLoginGrantsNoLeaseToTheAddress() throws {
+        let app = try AppFixture()
+        let browser = AppFixture.Browser(app.client, address: "192.0.2.77")
+        browser.signIn("ivan", "pw")
+        let user = try Username("ivan")
+        var stranger = Session(peerAddress: "192.0.2.77")
+        #expect(app.blog.service.execute(.newPost(user: user, title: "Not me", content: ""), session: &stranger) == .postRefused)
+        let owner = try #require(try app.blog.store.user(named: "ivan"))
+        #expect(try app.blog.store.posts(ofUserID: owner.id).isEmpty)
+    }
+
+    /// A field that is not UTF-8 refuses the whole form: nothing is
+    /// silently emptied.
+    @Test func formsWithInvalidTextChangeNothing() throws {
+        let app = try AppFixture()
+        let browser = AppFixture.Browser(app.client)
+        browser.signIn("judy", "pw")
+        browser.post("/app/posts", [("csrf", browser.csrf), ("title", "Keep"), ("content", "Text")])
+        let owner = try #require(try app.blog.store.user(named: "judy"))
+        let post = try #require(try app.blog.store.posts(ofUserID: owner.id).first)
+        let body = "csrf=\(browser.csrf)&title=Keep&content=%FF%FE"
+        let edited = browser.send(.post, "/app/posts/\(post.id)/edit", body: Array(body.utf8),
+                                  extra: [.contentType: "application/x-www-form-urlencoded", .origin: "https://blog.example"])
+        #expect(edited.status == .badRequest)
+        let created = browser.send(.post, "/app/posts", body: Array("csrf=\(browser.csrf)&title=%C0%AF&content=x".utf8),
+                                   extra: [.contentType: "application/x-www-form-urlencoded", .origin: "https://blog.example"])
+        #expect(created.status == .badRequest)
+        let posts = try app.blog.store.posts(ofUserID: owner.id)
+        #expect(posts.count == 1 && posts.first?.content == "Text")
     }
 }

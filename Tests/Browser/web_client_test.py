@@ -110,9 +110,9 @@ def main():
         driver.find_element(By.ID, "submit").click()
         wait.until(EC.url_to_be(base + "/app/"))
         check("My posts" in driver.page_source, "registered and signed in")
-        cookie = driver.get_cookie("blogd_session")
+        cookie = driver.get_cookie("__Host-blogd_session")
         check(cookie and cookie["httpOnly"] and cookie["secure"] and cookie.get("sameSite") == "Lax",
-              "the session cookie is HttpOnly, Secure and SameSite=Lax")
+              "the session cookie is __Host-, HttpOnly, Secure and SameSite=Lax")
         check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"),
               "no sideways scrolling at a phone's width")
 

@@ -28,6 +28,11 @@ public struct FormData: Sendable, Equatable {
         }
     }
 
+    /// Fields already decoded (a multipart form's text parts).
+    public init(fields: [(name: String, value: String)]) {
+        self.fields = fields
+    }
+
     public init(query: String) {
         self.init(bytes: Array(query.utf8))
     }

@@ -26,16 +26,20 @@ public struct Micropub: WebApplication {
     }
 
     public static let path = "/micropub"
+    /// The media endpoint: one photo a request, its URL back.
+    public static let mediaPath = "/micropub/media"
     /// A post's JSON, with room for escapes: its text is at most 64 KiB.
     static let maxBody = 1 << 20
 
-    public func handles(path: String) -> Bool { path == Self.path }
+    public func handles(path: String) -> Bool { path == Self.path || path == Self.mediaPath }
 
-    public func bodyLimit(path: String) -> Int { Self.maxBody }
+    /// A multipart post may carry one photo; more go to the media endpoint.
+    public func bodyLimit(path: String) -> Int { backend.photoLimits.maxBytes + Self.maxBody }
 
     public func respond(to request: WebRequest) -> WebResponse {
         let result: Result<WebResponse, MicropubError>
         switch request.method {
+        case .post where request.path == Self.mediaPath: result = Result { () throws(MicropubError) in try media(request) }
         case .get, .head: result = Result { () throws(MicropubError) in try query(request) }
         case .post: result = Result { () throws(MicropubError) in try post(request) }
         default:
@@ -48,12 +52,22 @@ public struct Micropub: WebApplication {
     }
 
     private func post(_ request: WebRequest) throws(MicropubError) -> WebResponse {
-        let (action, bodyToken) = try MicropubParser.parse(body: request.body, contentType: request.headers[.contentType])
+        var files: [MultipartForm.Part] = []
+        let action: MicropubAction, bodyToken: String?
+        if let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
+            let form = try Self.multipart(request.body, type)
+            let fields = FormData(fields: form.textFields)
+            (action, bodyToken) = (try MicropubParser.form(fields), fields["access_token"])
+            files = form.files("photo")
+        } else {
+            (action, bodyToken) = try MicropubParser.parse(body: request.body, contentType: request.headers[.contentType])
+        }
         let (user, token) = try authorize(request, bodyToken: bodyToken)
         switch action {
         case .create(let entry):
             try require(.create, token)
-            return try create(entry, user, request)
+            if !files.isEmpty { try require(.media, token) }
+            return try create(entry, files: files, user, request)
         case .update(let url, let update):
             try require(.update, token)
             return try self.update(url, update, user, request)
@@ -71,7 +85,8 @@ public struct Micropub: WebApplication {
         }
     }
 
-    private func create(_ entry: MicropubEntry, _ user: UserRecord, _ request: WebRequest) throws(MicropubError) -> WebResponse {
+    private func create(_ entry: MicropubEntry, files: [MultipartForm.Part], _ user: UserRecord,
+                        _ request: WebRequest) throws(MicropubError) -> WebResponse {
         let content = entry.content ?? ""
         let name = entry.name.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 } ?? Self.title(from: content)
         guard let name else { throw .invalidRequest("A post needs a name or content.") }
@@ -94,9 +109,21 @@ public struct Micropub: WebApplication {
             }
         }
         let author = try username(user)
+        let session = Session(peerAddress: request.peerAddress, authenticatedAs: author)
+        // Photos by URL must be this blog's own (its media endpoint's):
+        // blogd fetches nothing from elsewhere.
+        var photos: [String] = []
+        for url in entry.photos {
+            guard let name = ownPhoto(url) else {
+                throw .invalidRequest("A photo URL must be one this blog's media endpoint gave; send other photos as files.")
+            }
+            photos.append(name)
+        }
+        guard photos.count + files.count <= Self.maxPhotos else { throw .invalidRequest("At most \(Self.maxPhotos) photos a post.") }
+        for file in files { photos.append(try upload(file, as: author, session).name) }
         let command: Request = place.map { .geoPost(user: author, place: $0, title: title, content: text) }
             ?? .newPost(user: author, title: title, content: text)
-        let outcome = backend.perform(command, Session(peerAddress: request.peerAddress, authenticatedAs: author))
+        let outcome = backend.perform(command, photos, session)
         guard outcome.reply == .posted, let id = outcome.postID else { throw failure(outcome.reply) }
         return WebResponse(status: .created, headers: [.location: url(of: user.name, id), .cacheControl: "no-store"])
     }
@@ -121,6 +148,9 @@ public struct Micropub: WebApplication {
         } catch {
             throw .invalidRequest(WebClient.explain(error))
         }
+        guard newContent.utf8.count <= Frame.defaultMaxMessageBytes else {
+            throw .invalidRequest("content is longer than \(Frame.defaultMaxMessageBytes / 1024) KiB.")
+        }
         switch perform(.editPost(user: try username(user), id: id, title: newTitle, content: newContent), user, request) {
         case .edited: return WebResponse(status: .noContent)
         case .editRefused: throw .invalidRequest("No such post of yours.")
@@ -133,7 +163,8 @@ public struct Micropub: WebApplication {
         let form = FormData(query: request.query)
         switch form["q"] {
         case "config":
-            return .json(["q": ["config", "source", "syndicate-to"], "syndicate-to": [Any]()])
+            return .json(["q": ["config", "source", "syndicate-to"], "syndicate-to": [Any](),
+                          "media-endpoint": String(baseURL.dropLast()) + Self.mediaPath])
         case "syndicate-to":
             return .json(["syndicate-to": [Any]()])
         case "source":
@@ -160,6 +191,51 @@ public struct Micropub: WebApplication {
         if let updated = post.updatedAt { properties["updated"] = [updated.formatted(.iso8601)] }
         guard only.isEmpty else { return ["properties": properties.filter { only.contains($0.key) }] }
         return ["type": ["h-entry"], "properties": properties]
+    }
+
+    // MARK: - Photos
+
+    static let maxPhotos = 4
+
+    /// The media endpoint: a multipart `file`, stored; `201` with its URL.
+    private func media(_ request: WebRequest) throws(MicropubError) -> WebResponse {
+        let form = try Self.multipart(request.body, request.headers[.contentType] ?? "")
+        let (user, token) = try authorize(request, bodyToken: form.field("access_token"))
+        try require(.media, token)
+        guard let file = form.files("file").first else { throw .invalidRequest("Send the photo as the multipart part \"file\".") }
+        let author = try username(user)
+        let photo = try upload(file, as: author, Session(peerAddress: request.peerAddress, authenticatedAs: author))
+        return WebResponse(status: .created, headers: [.location: baseURL + photo.file, .cacheControl: "no-store"])
+    }
+
+    private func upload(_ file: MultipartForm.Part, as user: Username, _ session: Session) throws(MicropubError) -> PostPhoto {
+        switch PhotoUploads(backend: backend).accept(file, as: user, session: session) {
+        case .success(let stored): return stored.photo
+        case .failure(let refusal):
+            let code = switch refusal.status {
+            case .tooManyRequests: "too_many_requests"
+            case .serviceUnavailable: "temporarily_unavailable"
+            case .forbidden: "forbidden"
+            default: "invalid_request"
+            }
+            throw MicropubError(status: refusal.status, code: code, description: refusal.text)
+        }
+    }
+
+    /// The name of one of this blog's photos from its URL.
+    func ownPhoto(_ url: String) -> String? {
+        let prefix = baseURL + "photos/"
+        guard url.hasPrefix(prefix), url.hasSuffix(".jpg") else { return nil }
+        let name = String(url.dropFirst(prefix.count).dropLast(4))
+        return PostPhoto.isValidName(name) ? name : nil
+    }
+
+    static func multipart(_ body: [UInt8], _ type: String) throws(MicropubError) -> MultipartForm {
+        do {
+            return try MultipartForm(body: body, contentType: type)
+        } catch {
+            throw .invalidRequest("The multipart body was not understood.")
+        }
     }
 
     // MARK: - Tokens
@@ -197,7 +273,7 @@ public struct Micropub: WebApplication {
 
     private func perform(_ request: Request, _ user: UserRecord, _ web: WebRequest) -> Reply {
         guard let author = try? Username(user.name) else { return .databaseError }
-        return backend.perform(request, Session(peerAddress: web.peerAddress, authenticatedAs: author)).reply
+        return backend.perform(request, [], Session(peerAddress: web.peerAddress, authenticatedAs: author)).reply
     }
 
     private func username(_ user: UserRecord) throws(MicropubError) -> Username {
@@ -247,10 +323,16 @@ public struct Micropub: WebApplication {
         guard let line = content.split(whereSeparator: \.isNewline).first(where: { !$0.allSatisfy(\.isWhitespace) }) else {
             return nil
         }
+        // Cut by code points, as the title rule counts them (an emoji of a
+        // family is one character of seven code points).
         let text = line.trimmingCharacters(in: .whitespaces)
-        guard text.count > 60 else { return text }
-        let cut = text.prefix(60)
-        let word = cut.lastIndex(of: " ").map { cut[..<$0] } ?? cut
+        guard text.unicodeScalars.count > 60 else { return text }
+        var cut = ""
+        for character in text {
+            guard cut.unicodeScalars.count + character.unicodeScalars.count <= 60 else { break }
+            cut.append(character)
+        }
+        let word = cut.lastIndex(of: " ").map { String(cut[..<$0]) } ?? cut
         return word + "…"
     }
 

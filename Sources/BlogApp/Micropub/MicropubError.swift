@@ -30,7 +30,7 @@ struct MicropubError: Error, Equatable {
                                            description: "The server could not do it now; nothing was changed.")
 
     var response: WebResponse {
-        var headers: HTTPFields = [.cacheControl: "no-store"]
+        var headers: HTTPFields = [:]
         if status == .unauthorized {
             headers[.wwwAuthenticate] = code == "unauthorized" ? "Bearer" : "Bearer error=\"\(code)\""
         }
@@ -42,7 +42,7 @@ extension WebResponse {
     /// A JSON body.
     static func json(_ object: Any, status: HTTPResponse.Status = .ok, extra: HTTPFields = [:]) -> WebResponse {
         let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        var headers: HTTPFields = [.cacheControl: "no-store"]
+        var headers: HTTPFields = [.cacheControl: "no-store", HTTPField.Name("X-Content-Type-Options")!: "nosniff"]
         headers.append(contentsOf: extra)
         return WebResponse(status: status, contentType: "application/json", body: Array(body), headers: headers)
     }

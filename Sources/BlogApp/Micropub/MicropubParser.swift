@@ -44,6 +44,11 @@ enum MicropubParser {
     }
 
     static func json(_ body: [UInt8]) throws(MicropubError) -> MicropubAction {
+        // UTF-8 only (RFC 8259): the depth check reads bytes, and UTF-16
+        // would hide brackets from it.
+        guard String(validating: body, as: UTF8.self) != nil, !body.contains(0), body.first != 0xEF else {
+            throw .invalidRequest("The JSON is not UTF-8.")
+        }
         guard JSONDepth.isWithin(maxDepth, body) else { throw .invalidRequest("The JSON nests too deep.") }
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)), let top = object as? [String: Any] else {
             throw .invalidRequest("The body is not a JSON object.")
@@ -137,18 +142,80 @@ enum MicropubParser {
     }
 
     /// HTML content as the plain text blogd stores (it escapes on output):
-    /// tags removed, the common entities decoded.
+    /// paragraphs and line breaks as line breaks, the text of scripts and
+    /// styles dropped, other tags removed, entities decoded.
     static func plainText(_ html: String) -> String {
         var out = ""
+        var tag = ""
         var inTag = false
+        var skipping: String?
         for character in html {
-            if character == "<" { inTag = true; continue }
-            if character == ">", inTag { inTag = false; continue }
-            if !inTag { out.append(character) }
+            if inTag {
+                if character == ">" {
+                    inTag = false
+                    let name = tag.lowercased().split(whereSeparator: { $0 == " " || $0 == "/" || $0 == "\t" || $0 == "\n" }).first.map(String.init) ?? ""
+                    let closing = tag.hasPrefix("/")
+                    let bare = closing ? String(tag.dropFirst()).lowercased().split(separator: " ").first.map(String.init) ?? "" : name
+                    if let skipped = skipping {
+                        if closing && bare == skipped { skipping = nil }
+                    } else if !closing && (name == "script" || name == "style") {
+                        skipping = name
+                    } else if name == "br" || (closing && blockTags.contains(bare)) {
+                        if !out.hasSuffix("\n") && !out.isEmpty { out.append("\n") }
+                    }
+                    tag = ""
+                } else {
+                    tag.append(character)
+                }
+                continue
+            }
+            if character == "<" {
+                inTag = true
+                continue
+            }
+            if skipping == nil { out.append(character) }
         }
-        for (entity, character) in [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " "), ("&amp;", "&")] {
-            out = out.replacingOccurrences(of: entity, with: character)
+        return decodeEntities(out).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static let blockTags: Set<String> = ["p", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "tr"]
+
+    private static let namedEntities: [String: String] = [
+        "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}", "eacute": "é", "egrave": "è",
+        "agrave": "à", "ccedil": "ç", "uuml": "ü", "ouml": "ö", "auml": "ä", "szlig": "ß", "hellip": "…", "mdash": "—",
+        "ndash": "–", "lsquo": "‘", "rsquo": "’", "ldquo": "“", "rdquo": "”", "copy": "©",
+    ]
+
+    /// `&name;`, `&#N;` and `&#xH;`; anything else stays as written.
+    static func decodeEntities(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            let after = rest[rest.index(after: amp)...]
+            guard let semicolon = after.prefix(12).firstIndex(of: ";") else {
+                out.append("&")
+                rest = after
+                continue
+            }
+            let name = after[..<semicolon]
+            var decoded: String?
+            if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                decoded = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+            } else if name.hasPrefix("#") {
+                decoded = UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+            } else {
+                decoded = namedEntities[String(name)]
+            }
+            if let decoded {
+                out += decoded
+                rest = after[after.index(after: semicolon)...]
+            } else {
+                out.append("&")
+                rest = after
+            }
         }
-        return out
+        return out + rest
     }
 }

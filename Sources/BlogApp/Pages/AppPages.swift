@@ -60,7 +60,7 @@ enum AppPages {
             }
             html.raw("<form method=\"post\" action=\"/app/\(register ? "register" : "login")\" class=\"app-form\">")
             csrfField(formToken, &html)
-            html.raw("<label for=\"name\">Name</label><input id=\"name\" name=\"name\" required maxlength=\"\(64)\" autocapitalize=\"none\" autocomplete=\"username\" value=\"")
+            html.raw("<label for=\"name\">Name</label><input id=\"name\" name=\"name\" required maxlength=\"32\" autocapitalize=\"none\" autocomplete=\"username\" value=\"")
             html.text(name)
             html.raw("\"><label for=\"password\">Password</label><input id=\"password\" name=\"password\" type=\"password\" required ")
             html.raw("autocomplete=\"\(register ? "new-password" : "current-password")\">")
@@ -117,7 +117,8 @@ enum AppPages {
 
     private static func postForm(action: String, draft: Draft, viewer: Viewer, withPlace: Bool, button: String,
                                  _ html: inout HTML) {
-        html.raw("<form method=\"post\" action=\"\(action)\" class=\"app-form\">")
+        // A new post may carry a photo, which needs a multipart form.
+        html.raw("<form method=\"post\" action=\"\(action)\" class=\"app-form\"\(withPlace ? " enctype=\"multipart/form-data\"" : "")>")
         csrfField(viewer.csrf, &html)
         html.raw("<label for=\"title\">Title</label><input id=\"title\" name=\"title\" required maxlength=\"200\" value=\"")
         html.text(draft.title)
@@ -125,6 +126,7 @@ enum AppPages {
         html.text(draft.content)
         html.raw("</textarea>")
         if withPlace {
+            html.raw("<label for=\"photo\">Photo</label><input id=\"photo\" name=\"photo\" type=\"file\" accept=\"image/jpeg,image/png,image/webp,image/heic\">")
             // Opt-in: nothing is sent unless the author fills these in or
             // asks the browser for its location.
             html.raw("<details class=\"place-fields\"><summary>Add a place</summary>")
@@ -132,7 +134,8 @@ enum AppPages {
             html.text(draft.latitude)
             html.raw("\"><label for=\"longitude\">Longitude</label><input id=\"longitude\" name=\"longitude\" inputmode=\"decimal\" value=\"")
             html.text(draft.longitude)
-            html.raw("\"><button type=\"button\" id=\"locate\" hidden>Use my location</button></details>")
+            html.raw("\"><button type=\"button\" id=\"locate\" hidden>Use my location</button>")
+            html.raw("<label><input type=\"checkbox\" name=\"photo_location\" id=\"photo-location\"> Use the photo's location (when no place is given)</label></details>")
             html.raw("<script src=\"/app/app.js\" defer></script>")
         }
         html.raw("<button type=\"submit\" id=\"publish\">\(button)</button></form>\n")

@@ -10,9 +10,20 @@ public struct Session: Sendable {
     /// hashes failed waits behind the others, a new one behind those with
     /// a recent success.
     public var standing = Standing.proven
+    /// A register or login grants the address a login lease (the blog
+    /// protocol's way: the app posts on later connections). False for
+    /// front doors with their own sessions (the web client).
+    public var grantsLease = true
 
     public init(peerAddress: String) {
         self.peerAddress = peerAddress
+    }
+
+    /// A session of a front door that keeps its own sessions: a login
+    /// proves the password and grants no lease.
+    public init(peerAddress: String, grantsLease: Bool) {
+        self.peerAddress = peerAddress
+        self.grantsLease = grantsLease
     }
 
     /// A session of a user who proved who they are another way (a web
@@ -24,6 +35,7 @@ public struct Session: Sendable {
     public init(peerAddress: String, authenticatedAs user: Username) {
         self.peerAddress = peerAddress
         authenticatedUsers = [user.key]
+        grantsLease = false
     }
 }
 

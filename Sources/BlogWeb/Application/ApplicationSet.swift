@@ -17,6 +17,10 @@ public struct ApplicationSet: WebApplication {
         members.first { $0.handles(path: path) }?.bodyLimit(path: path) ?? 0
     }
 
+    public func waitsForPasswordHash(_ request: WebRequest) -> Bool {
+        members.first { $0.handles(path: request.path) }?.waitsForPasswordHash(request) ?? false
+    }
+
     public func respond(to request: WebRequest) -> WebResponse {
         guard let member = members.first(where: { $0.handles(path: request.path) }) else {
             return WebResponse(status: .notFound)

@@ -25,6 +25,15 @@ public protocol WebApplication: Sendable {
 
     /// The answer; may block.
     func respond(to request: WebRequest) -> WebResponse
+
+    /// Whether answering waits for a password hash (a login): such
+    /// requests run on threads of their own, so that a queue of logins
+    /// never holds up the application's other pages.
+    func waitsForPasswordHash(_ request: WebRequest) -> Bool
+}
+
+extension WebApplication {
+    public func waitsForPasswordHash(_ request: WebRequest) -> Bool { false }
 }
 
 /// One request for a `WebApplication`, body included.

@@ -1,0 +1,68 @@
+import BlogCore
+import BlogPhotos
+import BlogWire
+import HTTPTypes
+
+/// An uploaded photo's way in: the address's upload budget, a place to
+/// decode it, `PhotoProcessor` (bounded, every metadata block removed),
+/// then the database through the service, under a random name.
+struct PhotoUploads: Sendable {
+    let backend: WebClient.Backend
+
+    /// A photo stored, and the place its own EXIF named (used only when
+    /// the author asks for it).
+    struct Stored {
+        var photo: PostPhoto
+        var location: Place?
+    }
+
+    enum Refusal: Error {
+        case overBudget
+        case busy
+        case photo(PhotoError)
+        case notAllowed
+        case failed
+
+        var status: HTTPResponse.Status {
+            switch self {
+            case .overBudget: .tooManyRequests
+            case .busy, .failed: .serviceUnavailable
+            case .notAllowed: .forbidden
+            case .photo(.tooLarge): .contentTooLarge
+            case .photo(.unsupportedType), .photo(.typeMismatch): .unsupportedMediaType
+            case .photo(let error): error.isClientError ? .unprocessableContent : .internalServerError
+            }
+        }
+
+        var text: String {
+            switch self {
+            case .overBudget: "Too many photos from your address: wait a minute."
+            case .busy: "Too many photos at once: try again in a moment."
+            case .photo(let error): error.description
+            case .notAllowed: "You may not post now."
+            case .failed: "The photo could not be stored; nothing was changed. Try again in a moment."
+            }
+        }
+    }
+
+    func accept(_ part: MultipartForm.Part, as user: Username, session: Session) -> Result<Stored, Refusal> {
+        guard backend.uploads.take(for: session.peerAddress) else { return .failure(.overBudget) }
+        guard backend.uploads.enter() else { return .failure(.busy) }
+        let processed = Result { () throws(PhotoError) in
+            defer { backend.uploads.leave() }
+            return try PhotoProcessor.process(part.body, declaredType: part.contentType, limits: backend.photoLimits)
+        }
+        switch processed {
+        case .failure(let error):
+            return .failure(.photo(error))
+        case .success(let done):
+            let photo = PostPhoto(name: PostPhoto.newName(), width: done.width, height: done.height,
+                                  thumbnailWidth: done.thumbnailWidth, thumbnailHeight: done.thumbnailHeight)
+            switch backend.storePhoto(photo, done.image, done.thumbnail, user, session) {
+            case .posted: return .success(Stored(photo: photo, location: done.location))
+            case .postRefused: return .failure(.notAllowed)
+            default: return .failure(.failed)
+            }
+        }
+    }
+}
