@@ -4,7 +4,8 @@
 -- users table reads as SQLite keeps it after migration 4 added columns.
 -- Times are UTC text, 'YYYY-MM-DD HH:MM:SS.SSS'.
 -- A post's page is its page group (1 = oldest), chosen when it is stored;
--- its weight is its escaped title and text in bytes (see PageLayout).
+-- its weight is its escaped title and text in bytes, with its photos'
+-- markup (see PageLayout).
 -- Post ids are AUTOINCREMENT: a deleted post's id (its URL, its feed
 -- entry) never goes to another post. deleted_posts keeps the deleted ones,
 -- whose pages answer 410 Gone.
@@ -20,6 +21,11 @@
 -- Access tokens (web sessions, bearer tokens) keep only the SHA-256 of their
 -- secret, in hex; expires_at NULL means until revoked. Their ids are
 -- AUTOINCREMENT: a revoked token's id never names another token.
+-- Photos keep their bytes here (the files in the public folder are derived
+-- from them, as the pages are from the posts), with a random name of 32 hex
+-- digits; post_id is NULL until a post takes them. A post keeps its photos'
+-- names and sizes in posts.photos ('name:w:h:tw:th', space separated, in
+-- the post's order; '' for none), so that reading posts needs no join.
 
 CREATE TABLE users (
     id            INTEGER PRIMARY KEY,
@@ -38,7 +44,7 @@ CREATE TABLE posts (
     page       INTEGER NOT NULL CHECK (page >= 1),
     weight     INTEGER NOT NULL CHECK (weight >= 0),
     updated_at TEXT
-, latitude TEXT, longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL)));
+, latitude TEXT, longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL)), photos TEXT NOT NULL DEFAULT '');
 
 CREATE INDEX posts_by_user ON posts(user_id, page, id, weight, updated_at);
 CREATE INDEX posts_placed ON posts(user_id, page, id) WHERE latitude IS NOT NULL;
@@ -82,3 +88,21 @@ CREATE TABLE access_tokens (
 
 CREATE INDEX access_tokens_by_user ON access_tokens(user_id, id);
 CREATE INDEX access_tokens_by_expiry ON access_tokens(expires_at);
+
+CREATE TABLE photos (
+    name             TEXT    NOT NULL PRIMARY KEY
+                             CHECK (length(name) = 32 AND name NOT GLOB '*[^0-9a-f]*'),
+    user_id          INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    post_id          INTEGER REFERENCES posts(id) ON DELETE CASCADE,
+    image            BLOB    NOT NULL,
+    thumbnail        BLOB    NOT NULL,
+    width            INTEGER NOT NULL CHECK (width > 0),
+    height           INTEGER NOT NULL CHECK (height > 0),
+    thumbnail_width  INTEGER NOT NULL CHECK (thumbnail_width > 0),
+    thumbnail_height INTEGER NOT NULL CHECK (thumbnail_height > 0),
+    created_at       TEXT    NOT NULL
+);
+
+CREATE INDEX photos_by_user ON photos(user_id);
+CREATE INDEX photos_by_post ON photos(post_id);
+CREATE INDEX photos_unattached ON photos(created_at) WHERE post_id IS NULL;

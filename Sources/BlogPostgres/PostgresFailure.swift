@@ -31,7 +31,7 @@ enum PostgresFailure {
     static func mayHaveCommitted(_ error: StorageError) -> Bool {
         switch error {
         case .deadlineExceeded, .outcomeUnknown, .unreachable, .failed: return true
-        case .nameTaken, .unknownUser, .missing, .cannotOpen, .closed, .sqlite: return false
+        case .nameTaken, .unknownUser, .unknownPhoto, .missing, .cannotOpen, .closed, .sqlite: return false
         case .postgres(let state, _):
             // Connection errors (class 08) and shutdowns (57P01-57P03)
             // end a session whatever its transaction had reached; any

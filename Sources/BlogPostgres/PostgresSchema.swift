@@ -113,6 +113,33 @@ public enum PostgresSchema {
             CREATE INDEX access_tokens_by_user ON access_tokens (user_id, id);
             CREATE INDEX access_tokens_by_expiry ON access_tokens (expires_at);
             """),
+        Migration(version: 8, name: "photos", sql: """
+            -- Photos: uploaded before the post that shows them, attached by the
+            -- post's insert; the bytes are kept here (the files in the public
+            -- folder are derived, and the start-up check writes missing ones
+            -- again). A post keeps its photos' names and sizes in photos
+            -- (name:w:h:tw:th, space separated), so that every read of posts
+            -- has them without a join. A photo goes with its user and its post.
+            ALTER TABLE posts ADD COLUMN photos text NOT NULL DEFAULT '';
+            CREATE TABLE photos (
+                name             text        PRIMARY KEY CHECK (name ~ '^[0-9a-f]{32}$'),
+                user_id          bigint      NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                post_id          bigint      REFERENCES posts(id) ON DELETE CASCADE,
+                image            bytea       NOT NULL,
+                thumbnail        bytea       NOT NULL,
+                width            integer     NOT NULL CHECK (width > 0),
+                height           integer     NOT NULL CHECK (height > 0),
+                thumbnail_width  integer     NOT NULL CHECK (thumbnail_width > 0),
+                thumbnail_height integer     NOT NULL CHECK (thumbnail_height > 0),
+                created_at       timestamptz NOT NULL
+            );
+            -- JPEG does not compress: kept out of line without trying.
+            ALTER TABLE photos ALTER COLUMN image SET STORAGE EXTERNAL;
+            ALTER TABLE photos ALTER COLUMN thumbnail SET STORAGE EXTERNAL;
+            CREATE INDEX photos_by_user ON photos (user_id);
+            CREATE INDEX photos_by_post ON photos (post_id);
+            CREATE INDEX photos_unattached ON photos (created_at) WHERE post_id IS NULL;
+            """),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

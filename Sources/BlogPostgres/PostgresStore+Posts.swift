@@ -10,24 +10,31 @@ extension PostgresStore {
     ///
     /// In one transaction: the user's insert lock (so posts of one user,
     /// from any instance, are stored one after another and each sees the
-    /// group the one before filled), the user's newest group, the insert,
-    /// and the post's `token`.
+    /// group the one before filled), the photos to attach (locked, so no
+    /// other transaction attaches them too), the user's newest group, the
+    /// insert, the photos' attachment and the post's `token`. A photo that
+    /// cannot be attached (`.unknownPhoto`) rolls it all back: an answer
+    /// from the server, so nothing to settle.
     ///
     /// A commit whose answer is lost (the connection broke, the deadline
     /// passed once the transaction had begun) may or may not have landed:
     /// the token is claimed (`claimPostToken`) in the time left, which
     /// tells which for good; `.outcomeUnknown` when even that fails.
-    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place? = nil, at date: Date,
-                           layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place? = nil,
+                           photos names: [String] = [], at date: Date, layout: PageLayout,
+                           token: UUID = UUID()) throws(StorageError) -> NewPost {
+        try PostPhoto.checkAttachable(names)
         let created = Milliseconds.of(date)
         let key = AdvisoryLock.key(userID: userID)
         let start = ContinuousClock.now
         let attempt = CommitAttempt()
-        let inserted: (Int64, Int)
+        let inserted: (id: Int64, page: Int, weight: Int, photos: [PostPhoto])
         do {
             inserted = try transaction { [logger] connection in
                 guard attempt.begin() else { throw CancellationError() }
                 try await connection.query("SELECT pg_advisory_xact_lock(\(AdvisoryLock.insertSpace), \(key))", logger: logger)
+                let photos = try await Self.attachablePhotos(connection, names: names, userID: userID, logger: logger)
+                let total = weight + PageRenderer.weight(photos: photos)
                 var last: PageGroup?
                 for try await (page, count, weight) in try await connection.query("""
                     SELECT page, count(*), sum(weight) FROM posts
@@ -36,17 +43,20 @@ extension PostgresStore {
                     """, logger: logger).decode((Int, Int, Int).self) {
                     last = PageGroup(page: page, count: count, weight: weight)
                 }
-                let page = layout.page(forWeight: weight, after: last)
+                let page = layout.page(forWeight: total, after: last)
                 var id: Int64?
                 for try await inserted in try await connection.query("""
-                    INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude)
+                    INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude, photos)
                     VALUES (\(userID), \(title), \(content), timestamptz 'epoch' + \(created) * interval '1 millisecond',
-                            \(page), \(weight), \(place?.latitude), \(place?.longitude))
+                            \(page), \(total), \(place?.latitude), \(place?.longitude), \(PostPhoto.columnText(photos)))
                     RETURNING id
                     """, logger: logger).decode(Int64.self) {
                     id = inserted
                 }
                 guard let id else { throw StorageError.failed("the insert returned no id") }
+                if !photos.isEmpty {
+                    try await connection.query("UPDATE photos SET post_id = \(id) WHERE name = ANY(\(names))", logger: logger)
+                }
                 // A user suspended (or deleted) by the admin since the
                 // service looked gets no post: the transaction rolls back.
                 let counted = try await connection.query("""
@@ -57,7 +67,7 @@ extension PostgresStore {
                 guard !counted.isEmpty else { throw StorageError.unknownUser }
                 // Fails (and so does the post) if a claim settled this token first.
                 try await connection.query("INSERT INTO post_tokens (token, post_id) VALUES (\(token), \(id))", logger: logger)
-                return (id, page)
+                return (id, page, total, photos)
             }
         } catch {
             // Not begun: it never will be. Answered by the server: rolled back.
@@ -74,8 +84,9 @@ extension PostgresStore {
             logger.info("a commit whose answer was lost was found stored", metadata: ["post": "\(id)"])
             return NewPost(record: record)
         }
-        let record = PostRecord(id: inserted.0, userID: userID, title: title, content: content,
-                                createdAt: Milliseconds.date(created), page: inserted.1, weight: weight, place: place)
+        let record = PostRecord(id: inserted.id, userID: userID, title: title, content: content,
+                                createdAt: Milliseconds.date(created), page: inserted.page, weight: inserted.weight,
+                                place: place, photos: inserted.photos)
         return NewPost(record: record)
     }
 
@@ -114,15 +125,15 @@ extension PostgresStore {
 
     static let postColumns = """
         id, user_id, title, content, \(Milliseconds.select("created_at")), page, weight, \(Milliseconds.select("updated_at")),
-        latitude, longitude
+        latitude, longitude, photos
         """
 
     static func post(_ row: PostgresRow) throws -> PostRecord {
-        let (id, userID, title, content, created, page, weight, updated, latitude, longitude) =
-            try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?).self)
+        let (id, userID, title, content, created, page, weight, updated, latitude, longitude, photos) =
+            try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String).self)
         return PostRecord(id: id, userID: userID, title: title, content: content, createdAt: Milliseconds.date(created),
                           page: page, weight: weight, updatedAt: updated.map(Milliseconds.date),
-                          place: place(latitude, longitude))
+                          place: place(latitude, longitude), photos: PostPhoto.photos(columnText: photos))
     }
 
     /// The stored place; the columns hold only what `Place` accepted.
@@ -140,8 +151,15 @@ extension PostgresStore {
 
     /// Deletes a post (of `userID`, unless nil) and brings its author's
     /// count and newest post up to date, in one transaction.
+    /// Its photos go first (deleted, or put back on no post when it is
+    /// taken back), as the post's deletion would take them by cascade.
     public func removePost(id: Int64, ofUserID userID: Int64?, tombstone: Bool) throws(StorageError) -> PostRecord? {
         try transaction { [logger] connection in
+            // A photo is its post's author's: `user_id` says whose post it is.
+            let owned: PostgresQuery = tombstone
+                ? "DELETE FROM photos WHERE post_id = \(id) AND (\(userID)::bigint IS NULL OR user_id = \(userID))"
+                : "UPDATE photos SET post_id = NULL WHERE post_id = \(id) AND (\(userID)::bigint IS NULL OR user_id = \(userID))"
+            try await connection.query(owned, logger: logger)
             var removed: PostRecord?
             for try await row in try await connection.query("""
                 DELETE FROM posts WHERE id = \(id) AND (\(userID)::bigint IS NULL OR user_id = \(userID))
@@ -169,15 +187,29 @@ extension PostgresStore {
         try rows("SELECT id FROM deleted_posts WHERE user_id = \(userID) ORDER BY id") { try $0.decode(Int64.self) }
     }
 
+    /// Its photos stay, and still weigh: read first, in the same
+    /// transaction (a post's photos never change).
     public func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
                          at date: Date) throws(StorageError) -> PostRecord? {
         let at = Milliseconds.of(date)
-        return try rows("""
-            UPDATE posts SET title = \(title), content = \(content), weight = \(weight),
-                updated_at = timestamptz 'epoch' + \(at) * interval '1 millisecond'
-            WHERE id = \(id) AND user_id = \(userID)
-            RETURNING \(unescaped: Self.postColumns)
-            """, Self.post).first
+        return try transaction { [logger] connection in
+            var photos: String?
+            for try await text in try await connection.query(
+                "SELECT photos FROM posts WHERE id = \(id) AND user_id = \(userID)", logger: logger).decode(String.self) {
+                photos = text
+            }
+            guard let photos else { return nil }
+            let total = weight + PageRenderer.weight(photos: PostPhoto.photos(columnText: photos))
+            for try await row in try await connection.query("""
+                UPDATE posts SET title = \(title), content = \(content), weight = \(total),
+                    updated_at = timestamptz 'epoch' + \(at) * interval '1 millisecond'
+                WHERE id = \(id) AND user_id = \(userID)
+                RETURNING \(unescaped: Self.postColumns)
+                """, logger: logger) {
+                return try Self.post(row)
+            }
+            return nil
+        }
     }
 
     public func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
@@ -256,11 +288,11 @@ extension PostgresStore {
             SELECT \(unescaped: Self.postColumns), (SELECT name FROM users WHERE users.id = posts.user_id)
             FROM posts ORDER BY id DESC LIMIT \(limit)
             """) { row in
-            let (id, userID, title, content, created, page, weight, updated, latitude, longitude, author) =
-                try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String).self)
+            let (id, userID, title, content, created, page, weight, updated, latitude, longitude, photos, author) =
+                try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String, String).self)
             let post = PostRecord(id: id, userID: userID, title: title, content: content, createdAt: Milliseconds.date(created),
                                   page: page, weight: weight, updatedAt: updated.map(Milliseconds.date),
-                                  place: Self.place(latitude, longitude))
+                                  place: Self.place(latitude, longitude), photos: PostPhoto.photos(columnText: photos))
             return AuthoredPost(post: post, author: author)
         }
     }

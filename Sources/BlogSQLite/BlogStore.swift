@@ -95,6 +95,9 @@ public final class BlogStore: BlogStorage {
         return try gate.pass { () throws(StorageError) in
             try write { db in
                 guard let post = try PostRecord.fetchOne(db, key: id), userID == nil || post.userID == userID else { return nil }
+                // Before the post, whose deletion would take them by cascade.
+                try db.execute(sql: tombstone ? "DELETE FROM photos WHERE post_id = ?"
+                                              : "UPDATE photos SET post_id = NULL WHERE post_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
                 if tombstone {
                     try db.execute(sql: "INSERT INTO deleted_posts (id, user_id, deleted_at) VALUES (?, ?, ?)",
@@ -118,14 +121,18 @@ public final class BlogStore: BlogStorage {
     }
 
     /// Replaces a post's title and text; nil when `userID` has no such post.
+    /// Its photos stay, and still weigh.
     public func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
                          at date: Date) throws(StorageError) -> PostRecord? {
         let date = date.wholeMilliseconds
         return try gate.pass { () throws(StorageError) in
             try write { db in
+                guard let photos = try String.fetchOne(db, sql: "SELECT photos FROM posts WHERE id = ? AND user_id = ?",
+                                                       arguments: [id, userID]) else { return nil }
+                let total = weight + PageRenderer.weight(photos: PostPhoto.photos(columnText: photos))
                 try db.execute(sql: """
                     UPDATE posts SET title = ?, content = ?, weight = ?, updated_at = ? WHERE id = ? AND user_id = ?
-                    """, arguments: [title, content, weight, date, id, userID])
+                    """, arguments: [title, content, total, date, id, userID])
                 guard db.changesCount == 1 else { return nil }
                 try db.execute(sql: "UPDATE users SET posts_version = posts_version + 1 WHERE id = ?", arguments: [userID])
                 return try PostRecord.fetchOne(db, key: id)
@@ -164,22 +171,29 @@ public final class BlogStore: BlogStorage {
     /// is after every commit of another connection (SQLite's WAL), which
     /// made reading them afterwards cost some fifty page reads a post.
     /// `token` is not stored: a commit here is in process, and its outcome
-    /// always known.
-    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place? = nil, at date: Date,
-                           layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
+    /// always known. Photos are attached in the insert's savepoint: one
+    /// that cannot be rolls the post back alone (`.unknownPhoto`).
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place? = nil,
+                           photos names: [String] = [], at date: Date, layout: PageLayout,
+                           token: UUID = UUID()) throws(StorageError) -> NewPost {
+        try PostPhoto.checkAttachable(names)
         // As stored: SQLite keeps milliseconds (rounded), and a page
         // rendered from this record must equal one rendered from the row.
         let date = date.wholeMilliseconds
         return try gate.pass { () throws(StorageError) in
             try write({ db in
+                let photos = try Self.attachablePhotos(db, names: names, userID: userID)
+                let total = weight + PageRenderer.weight(photos: photos)
                 let last = try Self.newestGroup(db, userID: userID)
-                let page = layout.page(forWeight: weight, after: last)
+                let page = layout.page(forWeight: total, after: last)
                 try db.cachedStatement(sql: """
-                    INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [userID, title, content, date, page, weight, place?.latitude, place?.longitude])
+                    INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude, photos)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: [userID, title, content, date, page, total, place?.latitude, place?.longitude,
+                                             PostPhoto.columnText(photos)])
                 let post = PostRecord(id: db.lastInsertedRowID, userID: userID, title: title, content: content,
-                                      createdAt: date, page: page, weight: weight, place: place)
+                                      createdAt: date, page: page, weight: total, place: place, photos: photos)
+                if !photos.isEmpty { try Self.attach(db, names, to: post.id) }
                 // In the same savepoint: a user suspended (or deleted) by
                 // the admin since the service looked gets no post.
                 let version = try Int64.fetchOne(db.cachedStatement(sql: """

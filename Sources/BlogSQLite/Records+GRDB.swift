@@ -27,7 +27,8 @@ extension PostRecord: FetchableRecord, TableRecord {
         self.init(id: row["id"], userID: row["user_id"], title: row["title"], content: row["content"],
                   createdAt: Date.nearestMillisecond(row["created_at"]), page: row["page"], weight: row["weight"],
                   updatedAt: (row["updated_at"] as Date?).map(Date.nearestMillisecond),
-                  place: Self.place(row["latitude"], row["longitude"]))
+                  place: Self.place(row["latitude"], row["longitude"]),
+                  photos: PostPhoto.photos(columnText: row["photos"] ?? ""))
     }
 
     /// The stored place; the columns hold only what `Place` accepted.

@@ -135,6 +135,35 @@ enum Schema {
         CREATE INDEX access_tokens_by_expiry ON access_tokens(expires_at);
         """
 
+    /// Photos: uploaded before the post that shows them, attached by the
+    /// post's insert. The bytes are kept here, the source of truth (the
+    /// files in the public folder are derived, and the start-up check
+    /// writes missing ones again). A post keeps its photos' names and sizes
+    /// in `posts.photos` (`name:w:h:tw:th`, space separated), so that every
+    /// read of posts has them without a join. A photo goes with its user,
+    /// and with its post (the store deals with it first anyway). A plain
+    /// rowid table: a row holds a whole image, and WITHOUT ROWID suits
+    /// small rows only.
+    static let version10 = """
+        ALTER TABLE posts ADD COLUMN photos TEXT NOT NULL DEFAULT '';
+        CREATE TABLE photos (
+            name             TEXT    NOT NULL PRIMARY KEY
+                                     CHECK (length(name) = 32 AND name NOT GLOB '*[^0-9a-f]*'),
+            user_id          INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            post_id          INTEGER REFERENCES posts(id) ON DELETE CASCADE,
+            image            BLOB    NOT NULL,
+            thumbnail        BLOB    NOT NULL,
+            width            INTEGER NOT NULL CHECK (width > 0),
+            height           INTEGER NOT NULL CHECK (height > 0),
+            thumbnail_width  INTEGER NOT NULL CHECK (thumbnail_width > 0),
+            thumbnail_height INTEGER NOT NULL CHECK (thumbnail_height > 0),
+            created_at       TEXT    NOT NULL
+        );
+        CREATE INDEX photos_by_user ON photos(user_id);
+        CREATE INDEX photos_by_post ON photos(post_id);
+        CREATE INDEX photos_unattached ON photos(created_at) WHERE post_id IS NULL;
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -165,6 +194,9 @@ enum Schema {
         }
         migrator.registerMigration("v9-access-tokens") { db in
             try db.execute(sql: version9)
+        }
+        migrator.registerMigration("v10-photos") { db in
+            try db.execute(sql: version10)
         }
         return migrator
     }

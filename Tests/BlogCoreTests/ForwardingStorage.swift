@@ -20,10 +20,10 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
         try store.createUser(name: name, passwordHash: passwordHash, at: date)
     }
     func deleteUser(id: Int64) throws(StorageError) { try store.deleteUser(id: id) }
-    func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, at date: Date,
-                    layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
-        try store.insertPost(userID: userID, title: title, content: content, weight: weight, place: place, at: date,
-                             layout: layout, token: token)
+    func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, photos: [String],
+                    at date: Date, layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
+        try store.insertPost(userID: userID, title: title, content: content, weight: weight, place: place,
+                             photos: photos, at: date, layout: layout, token: token)
     }
     func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? { try store.claimPostToken(token) }
     func deletePostTokens(before date: Date) throws(StorageError) { try store.deletePostTokens(before: date) }
@@ -61,6 +61,17 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     }
     func recentPosts(limit: Int) throws(StorageError) -> [AuthoredPost] { try store.recentPosts(limit: limit) }
     func posts(ids: [Int64]) throws(StorageError) -> [PostRecord] { try store.posts(ids: ids) }
+    func storePhoto(_ photo: PostPhoto, userID: Int64, image: [UInt8], thumbnail: [UInt8],
+                    at date: Date) throws(StorageError) {
+        try store.storePhoto(photo, userID: userID, image: image, thumbnail: thumbnail, at: date)
+    }
+    func photoData(name: String) throws(StorageError) -> (image: [UInt8], thumbnail: [UInt8])? {
+        try store.photoData(name: name)
+    }
+    func deletePhotos(unattachedBefore date: Date) throws(StorageError) -> [PostPhoto] {
+        try store.deletePhotos(unattachedBefore: date)
+    }
+    func photos(ofUserID userID: Int64) throws(StorageError) -> [PostPhoto] { try store.photos(ofUserID: userID) }
     func allUsers() throws(StorageError) -> [UserRecord] { try store.allUsers() }
     func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] { try store.blogIndex(limit: limit) }
     func userSummaries() throws(StorageError) -> [UserSummary] { try store.userSummaries() }

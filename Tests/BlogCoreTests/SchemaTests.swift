@@ -45,7 +45,8 @@ struct SchemaTests {
             try reference.close()
 
             #expect(expected.map(\.name) == ["access_tokens", "access_tokens_by_expiry", "access_tokens_by_user",
-                                             "deleted_posts", "deleted_posts_by_user", "leases", "login_failures", "posts",
+                                             "deleted_posts", "deleted_posts_by_user", "leases", "login_failures", "photos",
+                                             "photos_by_post", "photos_by_user", "photos_unattached", "posts",
                                              "posts_by_user", "posts_placed", "users", "users_by_activity"])
             #expect(migrated == expected)
         }
@@ -94,7 +95,40 @@ struct SchemaTests {
             let store = try BlogStore(path: path)
             defer { try? store.close() }
             let applied = try store.pool.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens"])
+            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens", "v10-photos"])
+        }
+    }
+
+    /// A photo's name is 32 lowercase hex digits (it becomes a file name),
+    /// its sizes are positive, and it is an existing user's.
+    @Test func photoConstraintsHold() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            defer { try? store.close() }
+            let stamp = "2027-01-15 08:00:00.000"
+            try store.pool.write { db in
+                try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES ('alice', 'h', ?)", arguments: [stamp])
+            }
+            func photo(_ name: String, user: Int = 1, width: Int = 1) -> Bool {
+                do {
+                    try store.pool.write { db in
+                        try db.execute(sql: """
+                            INSERT INTO photos (name, user_id, image, thumbnail, width, height, thumbnail_width,
+                                                thumbnail_height, created_at)
+                            VALUES (?, ?, x'FFD8FFD9', x'FFD8FFD9', ?, 1, 1, 1, ?)
+                            """, arguments: [name, user, width, stamp])
+                    }
+                    return true
+                } catch { return false }
+            }
+            let good = String(repeating: "0123456789abcdef", count: 2)
+            #expect(!photo(good.uppercased()), "lowercase only")
+            #expect(!photo(String(good.dropLast())), "32 digits")
+            #expect(!photo(String(good.dropLast()) + "/"), "hex only")
+            #expect(!photo(good, width: 0), "positive sizes")
+            #expect(!photo(good, user: 99), "foreign key")
+            #expect(photo(good))
+            #expect(!photo(good), "unique")
         }
     }
 

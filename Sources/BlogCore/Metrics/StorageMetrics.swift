@@ -27,11 +27,11 @@ extension StorageError {
                               "cannot_open"]
 
     /// The `kind` label of a failure; nil for the answers a caller can
-    /// cause (a taken name, an unknown user) and for deadlines, which are
+    /// cause (a taken name, an unknown user or photo) and for deadlines, which are
     /// counted apart. Never the message, which may name a user or a path.
     var metricKind: String? {
         switch self {
-        case .nameTaken, .unknownUser, .deadlineExceeded: nil
+        case .nameTaken, .unknownUser, .unknownPhoto, .deadlineExceeded: nil
         case .sqlite: "sqlite"
         case .postgres: "postgres"
         case .unreachable: "unreachable"

@@ -34,8 +34,16 @@ public protocol BlogStorage: Sendable {
     /// lost on the way back (a server over the network) stores it with the
     /// post, settles a commit whose outcome it did not hear by looking for
     /// it, and throws `.outcomeUnknown` only when it could not in time.
-    func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, at date: Date,
-                    layout: PageLayout, token: UUID) throws(StorageError) -> NewPost
+    ///
+    /// `photos` (names, in the order the post shows them) are attached in
+    /// the same transaction: each must be stored, the user's and on no post
+    /// yet, and at most `PostPhoto.maxPerPost`; otherwise it throws
+    /// `.unknownPhoto` and stores nothing. `weight` is the text's
+    /// (`PageRenderer.weight(title:content:)`): the store adds the photos'
+    /// (`PageRenderer.weight(photos:)`) once it has read their sizes, before
+    /// it chooses the group. The record carries the photos.
+    func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, photos: [String],
+                    at date: Date, layout: PageLayout, token: UUID) throws(StorageError) -> NewPost
 
     /// Settles the insert of `token` for good: if no post holds it, no post
     /// ever will (the token is claimed, so a commit still under way fails),
@@ -52,6 +60,12 @@ public protocol BlogStorage: Sendable {
     /// there is no such post. With `tombstone`, the deletion is recorded
     /// (`deletedPostIDs`): its page answers 410 Gone. (A post taken back
     /// before its OK was never shown, and leaves none.)
+    ///
+    /// The post's photos go in the same transaction: the record returned
+    /// carries them, and the caller removes their files. A post taken back
+    /// (no tombstone) was never shown either: its photos are not deleted
+    /// but put back on no post, so that the author's retry can attach them
+    /// again (`deletePhotos(unattachedBefore:)` prunes them otherwise).
     func removePost(id: Int64, ofUserID userID: Int64?, tombstone: Bool) throws(StorageError) -> PostRecord?
 
     /// Ids of the user's posts deleted with a tombstone.
@@ -59,7 +73,8 @@ public protocol BlogStorage: Sendable {
 
     /// Replaces the title and text of post `id` of `userID`, marks it
     /// edited at `date` and returns it as stored; nil when `userID` has no
-    /// such post. The post keeps its page group.
+    /// such post. The post keeps its page group and its photos; `weight` is
+    /// the text's, and the store adds the photos' (as `insertPost` does).
     func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
                   at date: Date) throws(StorageError) -> PostRecord?
 
@@ -108,6 +123,30 @@ public protocol BlogStorage: Sendable {
 
     /// Every user with post count and last post time, by name.
     func userSummaries() throws(StorageError) -> [UserSummary]
+
+    // Photos: uploaded first, attached by `insertPost`. The bytes are kept
+    // in the database (so several instances share them and nothing
+    // acknowledged lives only in a file); their files in the public folder
+    // are derived, like the pages.
+
+    /// Stores an uploaded photo, not yet on any post; durable before it
+    /// returns. `.unknownUser` when the user is gone (or suspended, as for
+    /// `insertPost`). A name stored already is a failure (two random
+    /// 128-bit names never meet).
+    func storePhoto(_ photo: PostPhoto, userID: Int64, image: [UInt8], thumbnail: [UInt8],
+                    at date: Date) throws(StorageError)
+
+    /// The bytes of a stored photo (to write its files again), nil when
+    /// there is none.
+    func photoData(name: String) throws(StorageError) -> (image: [UInt8], thumbnail: [UInt8])?
+
+    /// Deletes the photos on no post that were stored before `date`;
+    /// returns them (their files go too).
+    func deletePhotos(unattachedBefore date: Date) throws(StorageError) -> [PostPhoto]
+
+    /// Every photo of the user, on a post or not, oldest first (deleting
+    /// a user removes their files; the start-up check restores them).
+    func photos(ofUserID userID: Int64) throws(StorageError) -> [PostPhoto]
 
     /// Runs `body` holding the right to write the pages of `userID`: other
     /// processes on the same database wait, so the last page written is
@@ -214,18 +253,25 @@ public struct NewPost: Sendable {
 }
 
 extension BlogStorage {
-    /// `insertPost` of a post with no place.
+    /// `insertPost` of a post with no photos.
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, at date: Date,
+                           layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
+        try insertPost(userID: userID, title: title, content: content, weight: weight, place: place, photos: [],
+                       at: date, layout: layout, token: token)
+    }
+
+    /// `insertPost` of a post with no place and no photos.
     public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
                            layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
-        try insertPost(userID: userID, title: title, content: content, weight: weight, place: nil, at: date,
-                       layout: layout, token: token)
+        try insertPost(userID: userID, title: title, content: content, weight: weight, place: nil, photos: [],
+                       at: date, layout: layout, token: token)
     }
 
     /// `insertPost`, for callers that need the record only.
     public func addPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
                         layout: PageLayout) throws(StorageError) -> PostRecord {
-        try insertPost(userID: userID, title: title, content: content, weight: weight, place: nil, at: date,
-                       layout: layout, token: UUID()).record
+        try insertPost(userID: userID, title: title, content: content, weight: weight, place: nil, photos: [],
+                       at: date, layout: layout, token: UUID()).record
     }
 
     /// `addPost` with the weight the service computes and, unless told,

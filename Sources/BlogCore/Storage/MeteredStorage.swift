@@ -50,10 +50,10 @@ public struct MeteredStorage: BlogStorage {
         try counted(try base.createUser(name: name, passwordHash: passwordHash, at: date))
     }
     public func deleteUser(id: Int64) throws(StorageError) { try counted(try base.deleteUser(id: id)) }
-    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, at date: Date,
-                           layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
-        try counted(try base.insertPost(userID: userID, title: title, content: content, weight: weight, place: place, at: date,
-                                        layout: layout, token: token))
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, photos: [String],
+                           at date: Date, layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
+        try counted(try base.insertPost(userID: userID, title: title, content: content, weight: weight, place: place,
+                                        photos: photos, at: date, layout: layout, token: token))
     }
     public func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? { try counted(try base.claimPostToken(token)) }
     public func deletePostTokens(before date: Date) throws(StorageError) {
@@ -95,6 +95,19 @@ public struct MeteredStorage: BlogStorage {
     }
     public func recentPosts(limit: Int) throws(StorageError) -> [AuthoredPost] { try counted(try base.recentPosts(limit: limit)) }
     public func posts(ids: [Int64]) throws(StorageError) -> [PostRecord] { try counted(try base.posts(ids: ids)) }
+    public func storePhoto(_ photo: PostPhoto, userID: Int64, image: [UInt8], thumbnail: [UInt8],
+                           at date: Date) throws(StorageError) {
+        try counted(try base.storePhoto(photo, userID: userID, image: image, thumbnail: thumbnail, at: date))
+    }
+    public func photoData(name: String) throws(StorageError) -> (image: [UInt8], thumbnail: [UInt8])? {
+        try counted(try base.photoData(name: name))
+    }
+    public func deletePhotos(unattachedBefore date: Date) throws(StorageError) -> [PostPhoto] {
+        try counted(try base.deletePhotos(unattachedBefore: date))
+    }
+    public func photos(ofUserID userID: Int64) throws(StorageError) -> [PostPhoto] {
+        try counted(try base.photos(ofUserID: userID))
+    }
     public func allUsers() throws(StorageError) -> [UserRecord] { try counted(try base.allUsers()) }
     public func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] { try counted(try base.blogIndex(limit: limit)) }
     public func userSummaries() throws(StorageError) -> [UserSummary] { try counted(try base.userSummaries()) }

@@ -36,24 +36,30 @@ public struct PostRecord: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// The page group the post belongs to (`PageLayout`), from 1.
     public var page: Int
-    /// What its text weighs on a page (`PageRenderer.weight`).
+    /// What it weighs on a page: its text and its photos' markup
+    /// (`PageRenderer.weight`).
     public var weight: Int
     /// When its author last edited it; nil if never.
     public var updatedAt: Date?
     /// Where it was written, if the author said (`geopost`).
     public var place: Place? = nil
+    /// Its photos, in the order the author gave them; they never change
+    /// after the post is stored.
+    public var photos: [PostPhoto] = []
 
     public init(id: Int64, userID: Int64, title: String, content: String, createdAt: Date,
-                page: Int = 1, weight: Int? = nil, updatedAt: Date? = nil, place: Place? = nil) {
+                page: Int = 1, weight: Int? = nil, updatedAt: Date? = nil, place: Place? = nil,
+                photos: [PostPhoto] = []) {
         self.id = id
         self.userID = userID
         self.title = title
         self.content = content
         self.createdAt = createdAt
         self.page = page
-        self.weight = weight ?? PageRenderer.weight(title: title, content: content)
+        self.weight = weight ?? PageRenderer.weight(title: title, content: content) + PageRenderer.weight(photos: photos)
         self.updatedAt = updatedAt
         self.place = place
+        self.photos = photos
     }
 
     /// The post as the layout sees it.

@@ -28,6 +28,10 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     /// whether it landed could not be learned in time. `PostTakeBack`
     /// settles it once the database answers (see `BlogStorage.claimPostToken`).
     case outcomeUnknown
+    /// Photos to attach to a post cannot be: one is not stored, not the
+    /// author's, on a post already, named twice, or one too many
+    /// (`PostPhoto.maxPerPost`). Nothing is stored. An answer, not a failure.
+    case unknownPhoto
 
     public var description: String {
         switch self {
@@ -42,6 +46,7 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .failed(let reason): "database failure: \(reason)"
         case .deadlineExceeded(let seconds): "no answer from the database within \(seconds) s"
         case .outcomeUnknown: "the database went away during a commit"
+        case .unknownPhoto: "a photo cannot be attached to the post"
         }
     }
 }
@@ -51,4 +56,8 @@ extension StorageError {
     /// secrets never meet: this means the same secret was stored twice (a
     /// bug), so it is a failure, not an answer (`.nameTaken` is one).
     public static let tokenHashTaken = StorageError.failed("an access token with that secret hash exists")
+
+    /// `storePhoto` with a name stored already: two random 128-bit names
+    /// never meet, so the same upload was stored twice (a bug).
+    public static let photoNameTaken = StorageError.failed("a photo of that name exists")
 }
