@@ -12,10 +12,16 @@ struct AtomFeedTests {
 
     static func entry(_ number: Int, title: String = "Title", author: String = "alice",
                       content: String = "Text", published: Date = moment, updated: Date? = nil,
-                      place: Place? = nil) -> AtomFeed.Entry {
+                      place: Place? = nil, photos: [PostPhoto] = []) -> AtomFeed.Entry {
         AtomFeed.Entry(id: "tag:example.org,2026:post-\(number)", title: title, author: author,
                        link: "https://example.org/alice.html#post-\(number)", content: content,
-                       published: published, updated: updated ?? published, place: place)
+                       published: published, updated: updated ?? published, place: place,
+                       photos: photos, siteURL: "https://example.org/")
+    }
+
+    static func photo(_ digit: Character, thumbnail: (Int, Int) = (480, 360)) -> PostPhoto {
+        PostPhoto(name: String(repeating: digit, count: 32), width: 2048, height: 1536,
+                  thumbnailWidth: thumbnail.0, thumbnailHeight: thumbnail.1)
     }
 
     static func place(_ latitude: String, _ longitude: String) -> Place {
@@ -66,6 +72,12 @@ struct AtomFeedTests {
             entry(3, title: "Prague", place: place("50.0874654", "14.4212535")),
             entry(2, title: "nowhere"),
             entry(1, title: "south-west", place: place("-90", "-180")),
+        ]),
+        // Photos before the text, absolute; with a place, and beside posts without.
+        FeedCase(name: "photos", entries: [
+            entry(3, title: "four", content: "a < b\nc", photos: [photo("a"), photo("b", thumbnail: (360, 480)), photo("c"), photo("d")]),
+            entry(2, title: "none"),
+            entry(1, title: "placed", content: "", place: place("50.0874654", "14.4212535"), photos: [photo("0")]),
         ]),
         FeedCase(name: "long-hostile", entries: [entry(1, title: "\"quoted\" & 'apostrophe'",
                                                        content: String(repeating: hostile, count: 64 * 1024 / hostile.utf8.count + 1))]),
@@ -121,6 +133,7 @@ struct AtomFeedTests {
             entries = feed.entries.map { entry in
                 // The page's HTML of the post, as the contract says.
                 var html: [UInt8] = []
+                PageRenderer.appendPhotos(entry.photos, base: entry.siteURL, to: &html)
                 HTMLEscape.appendMultiline(entry.content, to: &html)
                 return Entry(id: xmlSafe(entry.id), title: xmlSafe(entry.title), author: xmlSafe(entry.author),
                              link: xmlSafe(entry.link), contentHtml: xmlSafe(String(decoding: html, as: UTF8.self)),

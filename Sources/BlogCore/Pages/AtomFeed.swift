@@ -35,10 +35,18 @@ public enum AtomFeed {
         public var updated: Date
         /// Where it was written: a GeoRSS `point`.
         public var place: Place?
+        /// Its photos, shown before the text as on the page.
+        public var photos: [PostPhoto]
+        /// Absolute URL of the public folder (ends with `/`): the photos'
+        /// paths follow it, as readers need absolute links.
+        public var siteURL: String
 
         public init(id: String, title: String, author: String, link: String, content: String,
-                    published: Date, updated: Date, place: Place? = nil) {
+                    published: Date, updated: Date, place: Place? = nil, photos: [PostPhoto] = [],
+                    siteURL: String = "") {
             self.place = place
+            self.photos = photos
+            self.siteURL = siteURL
             self.id = id
             self.title = title
             self.author = author
@@ -91,9 +99,11 @@ public enum AtomFeed {
                 // "LAT LON", as GeoRSS-Simple orders them.
                 element("georss:point", "\(place.latitude) \(place.longitude)", indent: 2, to: &out)
             }
-            // type="html": the page's own rendering of the text (escaped,
-            // <br> for line breaks), so a reader shows what the page shows.
+            // type="html": the page's own rendering of the photos and the
+            // text (escaped, <br> for line breaks), so a reader shows what
+            // the page shows.
             html.removeAll(keepingCapacity: true)
+            PageRenderer.appendPhotos(entry.photos, base: entry.siteURL, to: &html)
             HTMLEscape.appendMultiline(entry.content, to: &html)
             out += "    <content type=\"html\">".utf8
             appendEscaped(html, to: &out)

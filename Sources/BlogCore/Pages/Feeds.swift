@@ -45,6 +45,7 @@ public struct Feeds: Sendable {
     private func entry(_ post: PostRecord, author: String) -> AtomFeed.Entry {
         AtomFeed.Entry(id: "tag:\(authority),\(PostDate.day(post.createdAt)):post-\(post.id)", title: post.title, author: author,
                               link: baseURL + PageRenderer.postFile(user: author, id: post.id), content: post.content,
-                              published: post.createdAt, updated: post.updatedAt ?? post.createdAt, place: post.place)
+                              published: post.createdAt, updated: post.updatedAt ?? post.createdAt, place: post.place,
+                              photos: post.photos, siteURL: baseURL)
     }
 }

@@ -19,10 +19,10 @@ public enum PageRenderer {
 
     /// One post as one line (no line break): an `<article>` with the post
     /// id, its title linking to its own page, its date (and the date of
-    /// its last edit), and its text.
+    /// its last edit), its place, its photos, and its text.
     public static func fragment(_ post: PostRecord, user: String) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(200 + post.title.utf8.count + post.content.utf8.count)
+        out.reserveCapacity(200 + post.title.utf8.count + post.content.utf8.count + post.photos.count * 160)
         out += articleStart
         out += Array(String(post.id).utf8)
         out += titleStart
@@ -41,6 +41,7 @@ public enum PageRenderer {
         }
         out += datesEnd
         if let place = post.place { appendPlace(place, user: user, to: &out) }
+        appendPhotos(post.photos, base: "", to: &out)
         out += contentStart
         HTMLEscape.appendMultiline(post.content, to: &out)
         out += articleEnd
@@ -68,7 +69,8 @@ public enum PageRenderer {
     }
 
     /// What a post's text weighs on a page: its title and content as
-    /// escaped, the part of its fragment that varies.
+    /// escaped, the part of its fragment that varies (with its photos'
+    /// markup, `weight(title:content:photos:)`).
     public static func weight(title: String, content: String) -> Int {
         HTMLEscape.multilineCount(title) + HTMLEscape.multilineCount(content)
     }

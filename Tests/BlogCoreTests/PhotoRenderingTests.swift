@@ -1,0 +1,93 @@
+import BlogTestSupport
+import BlogWire
+import Foundation
+import Testing
+@testable import BlogCore
+
+/// A post's photos on its pages and in the feeds.
+@Suite("Photo rendering")
+struct PhotoRenderingTests {
+    static let a = PostPhoto(name: String(repeating: "a", count: 32), width: 2048, height: 1536,
+                             thumbnailWidth: 480, thumbnailHeight: 360)
+    static let b = PostPhoto(name: String(repeating: "0123456789abcdef", count: 2), width: 900, height: 1200,
+                             thumbnailWidth: 360, thumbnailHeight: 480)
+
+    static func post(photos: [PostPhoto], place: Place? = nil, content: String = "Text") -> PostRecord {
+        PostRecord(id: 17, userID: 1, title: "Title", content: content, createdAt: TestClock.start, place: place,
+                   photos: photos)
+    }
+
+    static func thumbnail(_ photo: PostPhoto, base: String = "") -> String {
+        "<a href=\"\(base)photos/\(photo.name).jpg\"><img src=\"\(base)photos/\(photo.name).t.jpg\" "
+            + "width=\"\(photo.thumbnailWidth)\" height=\"\(photo.thumbnailHeight)\" alt=\"\" loading=\"lazy\"></a>"
+    }
+
+    @Test func photosComeBeforeTheTextAfterThePlace() throws {
+        let place = try Place(latitude: "50.08", longitude: "14.42")
+        let line = text(PageRenderer.fragment(Self.post(photos: [Self.b, Self.a], place: place), user: "alice"))
+        let figure = "<figure class=\"photos\">" + Self.thumbnail(Self.b) + Self.thumbnail(Self.a) + "</figure>"
+        #expect(line.contains("all places</a></p>" + figure + "<div class=\"content\">Text</div>"), "\(line)")
+        #expect(!line.contains("\n"), "a post stays one line")
+        let plain = text(PageRenderer.fragment(Self.post(photos: []), user: "alice"))
+        #expect(!plain.contains("<figure"), "no photos, no figure")
+    }
+
+    /// A name is checked before it is stored; one changed by hand still
+    /// cannot break out of its attribute.
+    @Test func namesAreEscaped() {
+        let hostile = PostPhoto(name: "\"><script>x</script>", width: 1, height: 1, thumbnailWidth: 1, thumbnailHeight: 1)
+        let line = text(PageRenderer.fragment(Self.post(photos: [hostile]), user: "alice"))
+        #expect(!line.contains("<script>"))
+        #expect(line.contains("photos/&quot;&gt;&lt;script&gt;x&lt;/script&gt;.t.jpg"))
+    }
+
+    /// The weight of the photos is exactly what they add to a post's
+    /// fragment, so page groups keep to their byte limit.
+    @Test(arguments: [[PostPhoto](), [a], [a, b], [b, a, b, a]])
+    func weightIsWhatThePhotosAdd(_ photos: [PostPhoto]) {
+        let with = PageRenderer.fragment(Self.post(photos: photos, content: "a < b\nc"), user: "alice").count
+        let without = PageRenderer.fragment(Self.post(photos: [], content: "a < b\nc"), user: "alice").count
+        #expect(with - without == PageRenderer.weight(photos: photos))
+        #expect(PageRenderer.weight(title: "Title", content: "a < b\nc", photos: photos)
+                == PageRenderer.weight(title: "Title", content: "a < b\nc") + PageRenderer.weight(photos: photos))
+        #expect(Self.post(photos: photos, content: "a < b\nc").weight
+                == PageRenderer.weight(title: "Title", content: "a < b\nc", photos: photos), "a record's own weight")
+    }
+
+    /// The links are relative to the public folder's top: as they are on
+    /// the main page, and through the post page's `<base href="../">`.
+    @Test func linksResolveToThePhotoFolderFromEveryPage() throws {
+        let fragment = PageRenderer.fragment(Self.post(photos: [Self.a]), user: "alice")
+        let site = try #require(URL(string: "https://example.org/blog/"))
+        let pages: [(file: String, bytes: [UInt8])] = [
+            (PageRenderer.mainFile(user: "alice"), PageRenderer.mainPage(user: "alice", fragments: [fragment], olderArchive: nil)),
+            (PageRenderer.archiveFile(user: "alice", number: 2), PageRenderer.archivePage(user: "alice", number: 2, fragments: [fragment])),
+            (PageRenderer.postFile(user: "alice", id: 17), PageRenderer.postPage(user: "alice", title: "Title", fragment: fragment,
+                                                                                 older: nil, newer: nil)),
+        ]
+        for page in pages {
+            let html = text(page.bytes)
+            var base = try #require(URL(string: page.file, relativeTo: site))
+            if let href = html.firstMatch(of: /<base href="([^"]*)">/)?.1 {
+                base = try #require(URL(string: String(href), relativeTo: base))
+            }
+            let src = try #require(html.firstMatch(of: /<img src="([^"]*)"/)?.1)
+            let link = try #require(html.firstMatch(of: /<a href="(photos\/[^"]*)"/)?.1)
+            #expect(URL(string: String(src), relativeTo: base)?.absoluteString
+                    == "https://example.org/blog/photos/\(Self.a.name).t.jpg", "\(page.file)")
+            #expect(URL(string: String(link), relativeTo: base)?.absoluteString
+                    == "https://example.org/blog/photos/\(Self.a.name).jpg", "\(page.file)")
+        }
+    }
+
+    /// A feed's entry shows the photos as its page does, with absolute
+    /// links, escaped into the content.
+    @Test func feedEntriesCarryAbsolutePhotos() {
+        let feed = text(Feeds(baseURL: "https://example.org/blog").blog("alice", created: TestClock.start,
+                                                                       posts: [Self.post(photos: [Self.a])]))
+        var html: [UInt8] = []
+        AtomFeed.appendEscaped(Array(("<figure class=\"photos\">" + Self.thumbnail(Self.a, base: "https://example.org/blog/")
+                                      + "</figure>Text").utf8), to: &html)
+        #expect(feed.contains("<content type=\"html\">" + text(html) + "</content>"), "\(feed)")
+    }
+}
