@@ -17,15 +17,17 @@ extension BlogServer {
     ///     if outcome.reply == .loggedIn { ... }
     ///
     /// `err:BUSY` when the address is over its budget, the lane is full,
-    /// or the server is not running.
-    public func perform(_ request: Request, session: Session) -> Outcome {
+    /// or the server is not running. `photos` (names of the author's
+    /// uploads, `BlogService.storePhoto`) go on a `newpost` or `geopost`.
+    public func perform(_ request: Request, photos: [String] = [], session: Session) -> Outcome {
         guard let router, let address = try? SocketAddress(ip: session.peerAddress, port: 0) else {
             return Outcome(reply: .busy, command: request.command)
         }
         let answer = Mutex<Outcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         let now = options.clock.now()
-        if let at = router.route(request, session: session, from: AddressKey(address), at: now, done: { outcome, _ in
+        if let at = router.route(request, photos: photos, session: session, from: AddressKey(address), at: now,
+                                 done: { outcome, _ in
             answer.withLock { $0 = outcome }
             done.signal()
         }) {

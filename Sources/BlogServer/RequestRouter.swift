@@ -54,14 +54,18 @@ final class RequestRouter: Sendable {
     }
 
     /// The same for a request another front door parsed (the web client,
-    /// Micropub): the same budgets, lanes and metrics as the blog port's.
-    func route(_ request: Request, session: Session, from key: AddressKey, at started: Moment,
+    /// Micropub), with the photos (uploads stored already) a `newpost` or
+    /// `geopost` shows: the same budgets, lanes and metrics as the blog
+    /// port's.
+    func route(_ request: Request, photos: [String] = [], session: Session, from key: AddressKey, at started: Moment,
                done: @escaping @Sendable (Outcome, Session) -> Void) -> Outcome? {
         // The request's own command always exists.
         let command = Request.Command(rawValue: request.command) ?? .newpost
-        let cost = request.fields.reduce(request.command.utf8.count) { $0 + 1 + $1.utf8.count }
+        // The photos' names count as fields do (their bytes were paid for
+        // by the upload, on its own front door).
+        let cost = (request.fields + photos).reduce(request.command.utf8.count) { $0 + 1 + $1.utf8.count }
         return dispatch(command, cost: cost, session: session, from: key, at: started, done: done) { [service] session in
-            service.outcome(of: request, session: &session)
+            service.outcome(of: request, photos: photos, session: &session)
         }
     }
 

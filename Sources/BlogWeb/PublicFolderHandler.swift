@@ -66,7 +66,19 @@ public struct PublicFolderHandler: Sendable {
         // The map pages' scripts (Leaflet, map.js) and Leaflet's icons.
         "js": "text/javascript; charset=utf-8",
         "png": "image/png",
+        // Posts' photos and their thumbnails (`photos/NAME.jpg`).
+        "jpg": "image/jpeg",
     ]
+
+    /// A photo's name is random and its bytes never change under it (a
+    /// deleted photo's name is never used again): readers may keep it.
+    static let photoCacheControl = "public, max-age=31536000, immutable"
+
+    /// Whether gzip can make a file of `contentType` smaller: a JPEG is
+    /// compressed already, and gzipping it only costs CPU.
+    static func compressible(_ contentType: String) -> Bool {
+        contentType != "image/jpeg"
+    }
 
     static let nosniff = HTTPField.Name("X-Content-Type-Options")!
 
@@ -88,7 +100,7 @@ public struct PublicFolderHandler: Sendable {
             if let now = files.immediate(name) { found = now } else { found = await files.lookup(name) }
             guard case .file(let file) = found else { return Self.missing(found, withBody: withBody) }
             var packed: ByteBuffer?
-            if Self.wantsGzip(file, fields: fields) {
+            if Self.wantsGzip(file, contentType: contentType, fields: fields) {
                 packed = files.immediateGzip(file, name: name)
                 if packed == nil { packed = await files.gzip(file, name: name) }
             }
@@ -117,7 +129,7 @@ public struct PublicFolderHandler: Sendable {
             guard let found = files.immediate(name) else { return nil }
             guard case .file(let file) = found else { return Self.missing(found, withBody: withBody) }
             var packed: ByteBuffer?
-            if Self.wantsGzip(file, fields: fields) {
+            if Self.wantsGzip(file, contentType: contentType, fields: fields) {
                 guard let kept = files.immediateGzip(file, name: name) else { return nil }
                 packed = kept
             }
@@ -127,8 +139,9 @@ public struct PublicFolderHandler: Sendable {
 
     /// Whether the reply to a request with `fields` would send `file`
     /// gzipped: asked for, worth it, and not a 304.
-    private static func wantsGzip(_ file: FileContent, fields: HTTPFields) -> Bool {
-        ContentCoding.acceptsGzip(fields[.acceptEncoding]) && file.bytes.readableBytes >= ContentCoding.minimumBytes
+    private static func wantsGzip(_ file: FileContent, contentType: String, fields: HTTPFields) -> Bool {
+        compressible(contentType) && ContentCoding.acceptsGzip(fields[.acceptEncoding])
+            && file.bytes.readableBytes >= ContentCoding.minimumBytes
             && !file.isCurrent(fields)
     }
 
@@ -140,14 +153,15 @@ public struct PublicFolderHandler: Sendable {
         // The gzipped body is another representation: its tag is weak, as
         // nginx makes it; a 304 names the tag the client would get.
         let weak = notModified
-            ? ContentCoding.acceptsGzip(fields[.acceptEncoding]) && file.bytes.readableBytes >= ContentCoding.minimumBytes
+            ? compressible(contentType) && ContentCoding.acceptsGzip(fields[.acceptEncoding])
+                && file.bytes.readableBytes >= ContentCoding.minimumBytes
             : gzipped != nil
         // no-cache: a reader may keep a page, but asks each time whether it
-        // is still the current one.
+        // is still the current one. A photo it may simply keep.
         let validators: HTTPFields = [
             .eTag: weak ? "W/" + file.etag : file.etag,
             .lastModified: file.lastModified,
-            .cacheControl: "no-cache",
+            .cacheControl: contentType == "image/jpeg" ? photoCacheControl : "no-cache",
             .vary: "Accept-Encoding",
         ]
         if notModified {

@@ -73,7 +73,8 @@ struct Serve: AsyncParsableCommand {
         } else { do {
             let report = try service.repairPages()
             logger.info("pages checked", metadata: [
-                "users": "\(report.checked)", "rebuilt": "\(report.rebuilt.count)", "leftovers": "\(report.leftovers)"])
+                "users": "\(report.checked)", "rebuilt": "\(report.rebuilt.count)", "leftovers": "\(report.leftovers)",
+                "stray_photos": "\(report.strayPhotos)"])
         } catch {
             throw fail(error.description)
         } }

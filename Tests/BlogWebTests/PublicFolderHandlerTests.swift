@@ -193,6 +193,30 @@ struct PublicFolderHandlerTests {
                 "14 bytes go as they are")
     }
 
+    /// A post's photo is a JPEG that readers may keep for good (its name
+    /// never gets other bytes), and is never gzipped: it would not shrink.
+    @Test func photosAreLongLivedJPEGs() async throws {
+        let name = "photos/" + String(repeating: "ab", count: 16)
+        let jpeg = [UInt8]([0xFF, 0xD8]) + (0..<4_000).map { UInt8(truncatingIfNeeded: $0 * 7) } + [0xFF, 0xD9]
+        try FileManager.default.createDirectory(at: folder.public.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        for file in [name + ".jpg", name + ".t.jpg"] {
+            try Data(jpeg).write(to: folder.public.appendingPathComponent(file))
+            let reply = await handler.reply(method: .get, path: "/" + file, fields: [.acceptEncoding: "gzip"])
+            #expect(reply.status == .ok, "\(file)")
+            #expect(reply.headers[.contentType] == "image/jpeg")
+            #expect(reply.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            #expect(reply.headers[.contentEncoding] == nil)
+            #expect(Array(buffer: reply.body) == jpeg)
+            let etag = try #require(reply.headers[.eTag])
+            #expect(!etag.hasPrefix("W/"))
+            let cached = await handler.reply(method: .get, path: "/" + file, fields: [.acceptEncoding: "gzip", .ifNoneMatch: etag])
+            #expect(cached.status == .notModified)
+            #expect(cached.headers[.eTag] == etag)
+        }
+        #expect(PublicFolderHandler.route(method: .get, path: "/photos/x.JPG")
+                == .file(name: "photos/x.JPG", contentType: "image/jpeg", withBody: true))
+    }
+
     /// Pages in per-user folders are served like the rest.
     @Test func pagesInSubfolders() async throws {
         try folder.write("alice/16.html", "<p>16</p>")

@@ -197,7 +197,8 @@ final class UserPages: Sendable {
         let expected = Set(pages.map(\.file))
         // Hidden names are writes under way (and crash leftovers, which the
         // start removes): never touched here.
-        for name in store.files(in: user.name) where !name.hasPrefix(".") && !expected.contains(user.name + "/" + name) {
+        for name in store.files(in: user.name) where !name.hasPrefix(".") && !expected.contains(user.name + "/" + name)
+            && !Self.isPhotoFile(name, in: user.name) {
             store.remove(file: user.name + "/" + name)
             changed = true
         }
@@ -212,7 +213,13 @@ final class UserPages: Sendable {
 
     /// Removes every file of `user`: pages, post pages, tombstones, feed.
     func removeAll(_ user: UserRecord) {
-        store.removeFolder(user.name)
+        if user.name == PostPhoto.folder {
+            for name in store.files(in: user.name) where !Self.isPhotoFile(name, in: user.name) {
+                store.remove(file: user.name + "/" + name)
+            }
+        } else {
+            store.removeFolder(user.name)
+        }
         removeArchives(of: user.name, after: 0)
         store.remove(file: PageRenderer.mainFile(user: user.name))
         store.remove(file: PageRenderer.feedFile(user: user.name))
@@ -229,6 +236,13 @@ final class UserPages: Sendable {
             extra += 1
         }
         return extra > newest + 1
+    }
+
+    /// Whether `name` in a blog's folder is a photo's file: a blog named
+    /// as the photo folder (registered before the name was reserved) shares
+    /// it with the photos, whose files are none of its pages' business.
+    private static func isPhotoFile(_ name: String, in folder: String) -> Bool {
+        folder == PostPhoto.folder && PhotoFiles.photoName(ofFile: name) != nil
     }
 
     /// Forgets what it knew of `user`'s pages on disk (after a failed write).

@@ -40,6 +40,9 @@ extension BlogService {
         do {
             guard let owner = try activeUser(user), try mayActAs(user, session) else { return .deleteRefused }
             guard let removed = try storage.removePost(id: id, ofUserID: owner.id, tombstone: true) else { return .deleteRefused }
+            // Whatever becomes of the pages: a deleted post's photos are
+            // no one's to see (their rows are gone already).
+            defer { photoFiles.remove(removed.photos) }
             try rewritePages(of: owner, after: removed.stub, deleted: true)
             return .deleted
         } catch {

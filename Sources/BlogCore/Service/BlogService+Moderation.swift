@@ -28,15 +28,16 @@ extension BlogService {
         }
     }
 
-    /// Deletes post `id`, whoever wrote it: its page answers 410 Gone, and
-    /// every page, the feeds and the index are rewritten. Returns the
-    /// post's author.
+    /// Deletes post `id`, whoever wrote it: its page answers 410 Gone, its
+    /// photos' files go, and every page, the feeds and the index are
+    /// rewritten. Returns the post's author.
     @discardableResult
     public func moderateDeletePost(id: Int64) throws(ModerationError) -> String {
         try moderating {
             guard let removed = try storage.removePost(id: id, ofUserID: nil, tombstone: true) else {
                 throw ModerationError.noSuchPost(id)
             }
+            defer { photoFiles.remove(removed.photos) }
             guard let owner = try storage.user(id: removed.userID) else { return "?" }
             try rewritePages(of: owner, after: removed.stub, deleted: true)
             return owner.name
@@ -52,13 +53,19 @@ extension BlogService {
         }
     }
 
-    /// Deletes a user, their posts and every file of their blog.
+    /// Deletes a user, their posts and photos, and every file of their
+    /// blog and photos.
     public func moderateDeleteUser(_ name: String) throws(ModerationError) {
         try moderating {
             let user = try existing(name)
             try storage.withPageLock(userID: user.id) {
+                // Read first: the rows go with the user. (An upload between
+                // the two leaves files no row accounts for; the start-up
+                // check removes them.)
+                let photos = try storage.photos(ofUserID: user.id)
                 try storage.deleteUser(id: user.id)
                 userPages.removeAll(user)
+                photoFiles.remove(photos)
             }
             users.forget(user.name)
             index.flush(0, ())

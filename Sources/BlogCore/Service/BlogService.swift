@@ -57,6 +57,7 @@ public final class BlogService: Sendable {
     let users: UserDirectory
     let userPages: UserPages
     let pageWriter: PageWriter
+    let photoFiles: PhotoFiles
     let fragments: FragmentCache
     let hasher: PasswordHasher
     let leases: LoginLeases
@@ -92,6 +93,7 @@ public final class BlogService: Sendable {
         let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker)
         self.userPages = userPages
         self.pageWriter = PageWriter(pages: userPages)
+        self.photoFiles = PhotoFiles(pages: pages)
         self.index = CoalescedWriter("index", logger: logger) { [store, pages] _, _ in
             // Under the lock of user id 0 (no user has it): with several
             // instances, the index written last is read last.
@@ -120,8 +122,8 @@ public final class BlogService: Sendable {
     /// to be taken back once it answers (see `PostTakeBack`).
     public var postsToTakeBack: Int { takeBack.pending }
 
-    /// Names whose page file the server itself uses.
-    public static let reservedNames: Set<String> = ["index"]
+    /// Names whose page file or folder the server itself uses.
+    public static let reservedNames: Set<String> = ["index", PostPhoto.folder]
 
     /// Parses one message body and carries it out.
     public func handle(message body: [UInt8], session: inout Session) -> Outcome {
@@ -143,22 +145,34 @@ public final class BlogService: Sendable {
     /// Carries out a parsed request: the reply, and the new post's id
     /// when it stored one.
     public func outcome(of request: Request, session: inout Session) -> Outcome {
+        outcome(of: request, photos: [], session: &session)
+    }
+
+    /// `outcome(of:session:)` with photos (names of the author's uploads,
+    /// `storePhoto`, in the order the post shows them) attached to a
+    /// `newpost` or `geopost`; ignored for other requests. A photo that is
+    /// not the author's, unknown, on a post already, or one past
+    /// `PostPhoto.maxPerPost` refuses the post (`post:NA`), storing nothing.
+    public func outcome(of request: Request, photos: [String], session: inout Session) -> Outcome {
         var posted: Int64?
-        let (reply, bytes) = perform(request, &session, posted: &posted)
+        let (reply, bytes) = perform(request, photos: photos, &session, posted: &posted)
         return Outcome(reply: reply, command: request.command, user: request.user.value, body: bytes, postID: posted)
     }
 
-    private func perform(_ request: Request, _ session: inout Session, posted: inout Int64?) -> (reply: Reply, body: [UInt8]?) {
+    private func perform(_ request: Request, photos: [String], _ session: inout Session,
+                         posted: inout Int64?) -> (reply: Reply, body: [UInt8]?) {
         switch request {
         case .register(let user, let password):
             return (register(user, password, &session), nil)
         case .login(let user, let password):
             return (login(user, password, &session), nil)
         case .newPost(let user, let title, let content):
-            return (RequestDeadline.$end.withValue(storageDeadline()) { newPost(user, title, content, session, posted: &posted) }, nil)
+            return (RequestDeadline.$end.withValue(storageDeadline()) {
+                newPost(user, title, content, session, photos: photos, posted: &posted)
+            }, nil)
         case .geoPost(let user, let place, let title, let content):
             return (RequestDeadline.$end.withValue(storageDeadline()) {
-                newPost(user, title, content, session, at: place, posted: &posted)
+                newPost(user, title, content, session, at: place, photos: photos, posted: &posted)
             }, nil)
         case .listPosts(let user):
             return RequestDeadline.$end.withValue(storageDeadline()) { listPosts(user, session) }
@@ -260,7 +274,7 @@ public final class BlogService: Sendable {
     }
 
     private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session,
-                         at place: Place? = nil, posted: inout Int64?) -> Reply {
+                         at place: Place? = nil, photos: [String], posted: inout Int64?) -> Reply {
         do {
             guard var owner = try users.user(named: user) else { return .postRefused }
             guard try mayActAs(user, session) else { return .postRefused }
@@ -268,7 +282,7 @@ public final class BlogService: Sendable {
             let token = UUID.random()
             var inserted = Result { () throws(StorageError) in
                 try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight, place: place,
-                                       at: now().wholeMilliseconds, layout: settings.layout, token: token)
+                                       photos: photos, at: now().wholeMilliseconds, layout: settings.layout, token: token)
             }
             if case .failure(.unknownUser) = inserted {
                 // Deleted or suspended by the admin since the directory
@@ -278,7 +292,7 @@ public final class BlogService: Sendable {
                 owner = current
                 inserted = Result { () throws(StorageError) in
                     try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight, place: place,
-                                           at: now().wholeMilliseconds, layout: settings.layout, token: token)
+                                           photos: photos, at: now().wholeMilliseconds, layout: settings.layout, token: token)
                 }
             }
             if case .failure(.outcomeUnknown) = inserted {
@@ -313,6 +327,8 @@ public final class BlogService: Sendable {
             return .posted
         } catch StorageError.unknownUser {
             return .postRefused
+        } catch StorageError.unknownPhoto {
+            return .postRefused
         } catch {
             logger.error("newpost failed", metadata: ["user": "\(user)", "error": "\(error)"])
             return .postFailed
@@ -321,7 +337,8 @@ public final class BlogService: Sendable {
 
     /// Deletes the login state that counts for nothing any more: expired
     /// leases and access tokens, and stale failed-login records (blogd
-    /// does it every minute).
+    /// does it every minute); and photos uploaded more than a day ago that
+    /// no post took, with their files.
     /// Returns how many failed-login records went.
     @discardableResult
     public func pruneLoginState() throws(StorageError) -> Int {
@@ -331,6 +348,8 @@ public final class BlogService: Sendable {
         let stale = try storage.deleteStaleLoginFailures(at: current, policy: settings.loginThrottle)
         // A day is far longer than any commit a token could still settle.
         try storage.deletePostTokens(before: current - 86_400)
+        // A day is far longer than an upload waits for the post that shows it.
+        photoFiles.remove(try storage.deletePhotos(unattachedBefore: current - 86_400))
         return stale
     }
 

@@ -8,6 +8,9 @@ extension BlogService {
         public var rebuilt: [String]
         /// Temporary files of interrupted page writes, removed.
         public var leftovers = 0
+        /// Photos whose files no photo in the database accounts for
+        /// (a deletion interrupted), removed.
+        public var strayPhotos = 0
     }
 
     /// Why pages could not be rebuilt.
@@ -26,8 +29,10 @@ extension BlogService {
     /// Renders every user's pages from the database, compares them byte
     /// for byte with what is on disk, rewrites those that are missing,
     /// stale or damaged, removes archive pages beyond the newest and the
-    /// temporary files a crash left. `blogd serve` runs this before it
-    /// accepts connections.
+    /// temporary files a crash left. Photo files missing or cut short are
+    /// written again from the database (a user who had any counts as
+    /// rebuilt), and those of photos no longer there removed. `blogd serve`
+    /// runs this before it accepts connections.
     public func repairPages() throws(RepairError) -> PageReport {
         let users: [UserRecord]
         do { users = try storage.allUsers() } catch { throw .failed(user: "*", reason: "\(error)") }
@@ -46,12 +51,20 @@ extension BlogService {
                 throw .failed(user: user.name, reason: "\(error)")
             }
         }
+        let photos = try restorePhotos(of: users)
+        report.rebuilt += photos.restored.filter { !report.rebuilt.contains($0) }
+        do {
+            report.strayPhotos = try photoFiles.removeStrays(known: photos.known, storage: storage)
+        } catch {
+            throw .failed(user: "*", reason: "photos: \(error)")
+        }
         writeIndex()
         return report
     }
 
     /// Rewrites the pages of the named users (any case), or of everyone
-    /// when `names` is empty. Returns the names as registered.
+    /// when `names` is empty, and their photo files that are missing or
+    /// cut short. Returns the names as registered.
     public func rebuildPages(of names: [String]) throws(RepairError) -> [String] {
         var users: [UserRecord] = []
         do {
@@ -72,6 +85,7 @@ extension BlogService {
         for user in users {
             do { try rebuildPage(of: user) } catch { throw .failed(user: user.name, reason: "\(error)") }
         }
+        _ = try restorePhotos(of: users)
         writeIndex()
         return users.map(\.name)
     }
