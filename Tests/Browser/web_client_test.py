@@ -2,13 +2,14 @@
 """The web client in a real browser: Debian's chromium, headless, at a
 phone's width, driven by selenium over HTTPS against the real blogd binary.
 
-A person registers, posts with a place taken from the browser's (emulated)
-location, sees the post on the public page, edits it, deletes it (its page
-then answers 410 Gone) and logs out. Exits non-zero on the first failure.
+A person registers, posts with a photo and a place taken from the browser's
+(emulated) location, sees the post and its photo (served without its GPS or
+camera, checked with exiftool) on the public page, edits it, deletes it (its
+page then answers 410 Gone) and logs out. Exits non-zero on the first failure.
 
 Usage: Tests/Browser/web_client_test.py   (BLOGD_BIN: the blogd to run,
 .build/debug/blogd by default). Needs chromium, chromium-driver,
-python3-selenium and openssl (Debian's packages).
+python3-selenium, openssl, libvips-tools and exiftool (Debian's packages).
 """
 import os
 import shutil
@@ -45,6 +46,20 @@ def status(url):
             return response.status
     except urllib.error.HTTPError as error:
         return error.code
+
+
+def fetch(url):
+    with urllib.request.urlopen(url, context=ssl._create_unverified_context(), timeout=WAIT) as response:
+        return response.read()
+
+
+def make_photo(folder):
+    """A JPEG with a camera and a GPS position, made by libvips and exiftool."""
+    path = os.path.join(folder, "camera.jpg")
+    subprocess.run(["vips", "black", path, "800", "600", "--bands", "3"], check=True)
+    subprocess.run(["exiftool", "-q", "-overwrite_original", "-Model=SpyCam 9", "-GPSLatitude=48.8584",
+                    "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", path], check=True)
+    return path
 
 
 def check(condition, what):
@@ -123,6 +138,7 @@ def main():
                                {"latitude": 59.3293, "longitude": 18.0686, "accuracy": 10})
         driver.find_element(By.ID, "title").send_keys("From my phone")
         driver.find_element(By.ID, "content").send_keys("Written in a browser.\nSecond line.")
+        driver.find_element(By.ID, "photo").send_keys(make_photo(folder))
         driver.find_element(By.CSS_SELECTOR, "details.place-fields summary").click()
         driver.find_element(By.ID, "locate").click()
         wait.until(lambda d: d.find_element(By.ID, "latitude").get_attribute("value") != "")
@@ -137,6 +153,13 @@ def main():
         wait.until(EC.url_matches(r"/alice/\d+\.html$"))
         post_url = driver.current_url
         check("openstreetmap.org" in driver.page_source, "the post's page links its place on OpenStreetMap")
+        images = driver.find_elements(By.CSS_SELECTOR, "figure.photos img")
+        check(len(images) == 1 and driver.execute_script("return arguments[0].naturalWidth", images[0]) > 0,
+              "the post's page shows the photo")
+        photo_url = images[0].find_element(By.XPATH, "..").get_attribute("href")
+        check(photo_url.endswith(".jpg") and status(photo_url) == 200, "the full photo is served")
+        tags = subprocess.run(["exiftool", "-j", "-a", "-G1", "-"], input=fetch(photo_url), capture_output=True).stdout
+        check(b"GPS" not in tags and b"SpyCam" not in tags, "the served photo carries no GPS and no camera")
 
         driver.get(base + "/app/")
         driver.find_element(By.CSS_SELECTOR, "ul.my-posts a.edit").click()
