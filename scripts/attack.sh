@@ -24,7 +24,7 @@ for kind in "${kinds[@]}"; do
   echo "=== $kind"
   extra=()
   if [ "$kind" = upload-flood ]; then
-    printf 'register:flooder:pw[E];' | nc -N 127.0.0.1 "$p" >/dev/null
+    python3 -c 'import socket,sys; s=socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(b"register:flooder:pw[E];"); s.recv(64)' "$p"
     token=$("$bin/blogd" token flooder --scope media --db "$d/blog.sqlite" 2>/dev/null)
     vips gaussnoise "$d/noise.v" 4000 3000 && vips colourspace "$d/noise.v" "$d/photo.jpg[Q=90]" srgb 2>/dev/null \
       || vips copy "$d/noise.v" "$d/photo.jpg[Q=90]"

@@ -47,7 +47,7 @@ extension WebClient {
         var photos: [String] = []
         if let photo {
             let session = Session(peerAddress: request.peerAddress, authenticatedAs: user)
-            switch PhotoUploads(backend: backend).accept(photo, as: user, session: session) {
+            switch PhotoUploads(backend: backend).accept(photo, requestBytes: request.body.count, as: user, session: session) {
             case .failure(let refusal):
                 return home(signedIn, draft: draft, error: refusal.text, status: refusal.status)
             case .success(let stored):

@@ -81,6 +81,11 @@ public struct WebClient: WebApplication {
     }
 
     /// The post form may carry one photo.
+    /// A large upload over its address's budget is refused unread.
+    public func refusal(beforeReading request: WebRequest) -> WebResponse? {
+        request.path == "/app/posts" ? PhotoUploads.charge(request, backend.uploads) : nil
+    }
+
     /// Logins and registrations wait for scrypt.
     public func waitsForPasswordHash(_ request: WebRequest) -> Bool {
         request.method == .post && (request.path == "/app/login" || request.path == "/app/register")

@@ -162,21 +162,26 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let peer = context.channel.remoteAddress?.ipAddress ?? "-"
-        if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
-            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
-        }
         var fields = HTTPFields()
         for (name, value) in head.headers {
             if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
         }
         let target = head.uri
         let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
+        let web = WebRequest(method: request.method, path: request.path, query: query, headers: fields,
+                             peerAddress: peer, secure: secure)
+        if let refused = application.application.refusal(beforeReading: web) {
+            // Its body is never read: the connection cannot go on.
+            closeAfterResponse = true
+            send(PublicFolderHandler.Reply(refused, withBody: request.method != .head), to: request, context: context)
+            return
+        }
+        if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
+        }
         // Room is taken as the bytes come, not as declared: a client that
         // announces a large body and sends none holds nothing.
-        upload = Upload(request: request, limit: limit, reserved: 0,
-                        web: WebRequest(method: request.method, path: request.path, query: query, headers: fields,
-                                        peerAddress: peer, secure: secure))
-        upload?.web.body.reserveCapacity(min(declared ?? 0, limit))
+        upload = Upload(request: request, limit: limit, reserved: 0, web: web)
     }
 
     /// One part of an application request's body; a body over the limit

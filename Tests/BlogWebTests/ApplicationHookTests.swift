@@ -31,6 +31,9 @@ struct ApplicationHookTests {
         }
 
         func handles(path: String) -> Bool { path.hasPrefix("/echo") || path == "/gate" }
+        func refusal(beforeReading request: WebRequest) -> WebResponse? {
+            request.path == "/echo-refused" ? WebResponse(status: .tooManyRequests, contentType: "text/plain", body: Array("no".utf8)) : nil
+        }
         func bodyLimit(path: String) -> Int { 1000 }
         func respond(to request: WebRequest) -> WebResponse {
             if request.path == "/gate" {
@@ -174,6 +177,23 @@ struct ApplicationHookTests {
         #expect(first.status == 200 && first.text.contains("body=1000"))
         #expect(again.status == 200)
         _ = announcer
+        await web.stop()
+    }
+
+    /// An application may refuse on the head: the body is never read (the
+    /// client gets its answer with the body unsent) and the connection closes.
+    @Test func aRefusalOnTheHeadReadsNoBody() async throws {
+        let web = try await start(Echo())
+        let port = web.port
+        let (refused, end) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            connection.send("POST /echo-refused HTTP/1.1\r\nHost: localhost\r\nContent-Length: 900\r\nExpect: 100-continue\r\n\r\n")
+            let refused = try connection.readResponse()
+            return (refused, try connection.readUntilEnd().end)
+        }
+        #expect(refused.status == 429 && refused.text == "no" && refused.headers["connection"] == "close")
+        #expect(end == .closed || end == .reset)
+        #expect(web.reservedBodyBytes == 0)
         await web.stop()
     }
 }

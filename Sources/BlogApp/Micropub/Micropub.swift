@@ -36,6 +36,11 @@ public struct Micropub: WebApplication {
     /// A multipart post may carry one photo; more go to the media endpoint.
     public func bodyLimit(path: String) -> Int { backend.photoLimits.maxBytes + Self.maxBody }
 
+    /// A large upload over its address's budget is refused unread.
+    public func refusal(beforeReading request: WebRequest) -> WebResponse? {
+        PhotoUploads.charge(request, backend.uploads)
+    }
+
     public func respond(to request: WebRequest) -> WebResponse {
         let result: Result<WebResponse, MicropubError>
         switch request.method {
@@ -120,7 +125,7 @@ public struct Micropub: WebApplication {
             photos.append(name)
         }
         guard photos.count + files.count <= Self.maxPhotos else { throw .invalidRequest("At most \(Self.maxPhotos) photos a post.") }
-        for file in files { photos.append(try upload(file, as: author, session).name) }
+        for file in files { photos.append(try upload(file, requestBytes: request.body.count, as: author, session).name) }
         let command: Request = place.map { .geoPost(user: author, place: $0, title: title, content: text) }
             ?? .newPost(user: author, title: title, content: text)
         let outcome = backend.perform(command, photos, session)
@@ -204,12 +209,14 @@ public struct Micropub: WebApplication {
         try require(.media, token)
         guard let file = form.files("file").first else { throw .invalidRequest("Send the photo as the multipart part \"file\".") }
         let author = try username(user)
-        let photo = try upload(file, as: author, Session(peerAddress: request.peerAddress, authenticatedAs: author))
+        let photo = try upload(file, requestBytes: request.body.count, as: author,
+                               Session(peerAddress: request.peerAddress, authenticatedAs: author))
         return WebResponse(status: .created, headers: [.location: baseURL + photo.file, .cacheControl: "no-store"])
     }
 
-    private func upload(_ file: MultipartForm.Part, as user: Username, _ session: Session) throws(MicropubError) -> PostPhoto {
-        switch PhotoUploads(backend: backend).accept(file, as: user, session: session) {
+    private func upload(_ file: MultipartForm.Part, requestBytes: Int, as user: Username,
+                        _ session: Session) throws(MicropubError) -> PostPhoto {
+        switch PhotoUploads(backend: backend).accept(file, requestBytes: requestBytes, as: user, session: session) {
         case .success(let stored): return stored.photo
         case .failure(let refusal):
             let code = switch refusal.status {

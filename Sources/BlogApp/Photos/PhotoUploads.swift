@@ -1,5 +1,6 @@
 import BlogCore
 import BlogPhotos
+import BlogWeb
 import BlogWire
 import HTTPTypes
 
@@ -45,8 +46,29 @@ struct PhotoUploads: Sendable {
         }
     }
 
-    func accept(_ part: MultipartForm.Part, as user: Username, session: Session) -> Result<Stored, Refusal> {
-        guard backend.uploads.take(for: session.peerAddress) else { return .failure(.overBudget) }
+    /// Bodies larger than this that may carry a photo spend the upload
+    /// budget on their head, before a byte is read (`charge(_:)`); smaller
+    /// ones when their photo is taken.
+    static let chargedOnHead = 64 * 1024
+
+    /// The refusal of a large upload over its address's budget, given on
+    /// the head: its megabytes are never read.
+    static func charge(_ request: WebRequest, _ budget: UploadBudget) -> WebResponse? {
+        guard request.method == .post,
+              request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true,
+              Int(request.headers[.contentLength] ?? "") ?? Int.max > chargedOnHead else { return nil }
+        guard budget.take(for: request.peerAddress) else {
+            let refusal = Refusal.overBudget
+            return WebResponse(status: refusal.status, contentType: "text/plain; charset=utf-8", body: Array(refusal.text.utf8),
+                               headers: [.retryAfter: "60"])
+        }
+        return nil
+    }
+
+    /// `requestBytes`: the size of the request the photo came in (whether
+    /// it was charged on its head).
+    func accept(_ part: MultipartForm.Part, requestBytes: Int, as user: Username, session: Session) -> Result<Stored, Refusal> {
+        if requestBytes <= Self.chargedOnHead, !backend.uploads.take(for: session.peerAddress) { return .failure(.overBudget) }
         guard backend.uploads.enter() else { return .failure(.busy) }
         let processed = Result { () throws(PhotoError) in
             defer { backend.uploads.leave() }

@@ -21,6 +21,10 @@ public struct ApplicationSet: WebApplication {
         members.first { $0.handles(path: request.path) }?.waitsForPasswordHash(request) ?? false
     }
 
+    public func refusal(beforeReading request: WebRequest) -> WebResponse? {
+        members.first { $0.handles(path: request.path) }?.refusal(beforeReading: request)
+    }
+
     public func respond(to request: WebRequest) -> WebResponse {
         guard let member = members.first(where: { $0.handles(path: request.path) }) else {
             return WebResponse(status: .notFound)

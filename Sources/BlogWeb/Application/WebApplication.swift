@@ -30,10 +30,16 @@ public protocol WebApplication: Sendable {
     /// requests run on threads of their own, so that a queue of logins
     /// never holds up the application's other pages.
     func waitsForPasswordHash(_ request: WebRequest) -> Bool
+
+    /// A refusal given on the request's head, before its body is read
+    /// (`request.body` is empty): an upload over its address's budget
+    /// costs the server no bytes. Runs on an event loop: it must not block.
+    func refusal(beforeReading request: WebRequest) -> WebResponse?
 }
 
 extension WebApplication {
     public func waitsForPasswordHash(_ request: WebRequest) -> Bool { false }
+    public func refusal(beforeReading request: WebRequest) -> WebResponse? { nil }
 }
 
 /// One request for a `WebApplication`, body included.
