@@ -171,9 +171,20 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         let web = WebRequest(method: request.method, path: request.path, query: query, headers: fields,
                              peerAddress: peer, secure: secure)
         if let refused = application.application.refusal(beforeReading: web) {
-            // Its body is never read: the connection cannot go on.
+            // Its body is never read: the connection cannot go on. Held for
+            // a moment first, as the blog port holds err:BUSY: a flood that
+            // reconnects at once would otherwise cost the server an accept
+            // and a close a millisecond, from every thread it has.
             closeAfterResponse = true
-            send(PublicFolderHandler.Reply(refused, withBody: request.method != .head), to: request, context: context)
+            let reply = PublicFolderHandler.Reply(refused, withBody: request.method != .head)
+            let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+            pending.enter()
+            context.eventLoop.scheduleTask(in: application.refusalDelay) { [pending] in
+                defer { pending.leave() }
+                let (handler, context) = bound.value
+                guard context.channel.isActive else { return }
+                handler.send(reply, to: request, context: context)
+            }
             return
         }
         if head.headers.first(name: "expect")?.lowercased() == "100-continue" {

@@ -117,7 +117,8 @@ public final class WebServer: Sendable {
         let files = PublicFolderHandler(folder: folder, files: CachedFiles(cache: cache, thread: fileThread), health: healthy)
         let runner = application.map {
             ApplicationRunner(application: $0, threads: limits.applicationThreads, maxWaiting: limits.maxApplicationRequests,
-                              bodies: BodyBudget(maxTotal: limits.maxBodyBytes, maxPerAddress: limits.maxBodyBytesPerAddress))
+                              bodies: BodyBudget(maxTotal: limits.maxBodyBytes, maxPerAddress: limits.maxBodyBytesPerAddress),
+                              refusalDelay: TimeAmount(limits.refusalDelay))
         }
         var setUp = ConnectionSetUp(files: files, limits: limits, connections: connections, accessLog: accessLog,
                                     pending: slowReplies, logger: logger)

@@ -12,12 +12,16 @@ final class ApplicationRunner: Sendable {
     let application: any WebApplication
     /// The bodies being read for it.
     let bodies: BodyBudget
+    /// How long a refusal given on a request's head is held.
+    let refusalDelay: TimeAmount
     private let others: Pool
     private let logins: Pool
 
-    init(application: any WebApplication, threads: Int, maxWaiting: Int, bodies: BodyBudget) {
+    init(application: any WebApplication, threads: Int, maxWaiting: Int, bodies: BodyBudget,
+         refusalDelay: TimeAmount = .seconds(1)) {
         self.application = application
         self.bodies = bodies
+        self.refusalDelay = refusalDelay
         others = Pool(threads: threads, maxWaiting: maxWaiting)
         logins = Pool(threads: threads, maxWaiting: maxWaiting)
     }
