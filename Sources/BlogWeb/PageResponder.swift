@@ -243,7 +243,19 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
             case .success(let response): reply = PublicFolderHandler.Reply(response, withBody: method != .head)
             case .failure: reply = PublicFolderHandler.Reply(status: .serviceUnavailable, text: "The server is stopping.")
             }
-            handler.send(reply, to: upload.request, context: context)
+            guard reply.status == .tooManyRequests else {
+                handler.send(reply, to: upload.request, context: context)
+                return
+            }
+            // Over its budget (a login flood): held like the blog port's
+            // err:BUSY, so that a client retrying at once gains nothing.
+            pending.enter()
+            context.eventLoop.scheduleTask(in: application.refusalDelay) {
+                defer { pending.leave() }
+                let (handler, context) = bound.value
+                guard context.channel.isActive else { return }
+                handler.send(reply, to: upload.request, context: context)
+            }
         }
     }
 

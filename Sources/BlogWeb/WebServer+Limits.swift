@@ -51,10 +51,11 @@ extension WebServer {
         /// largest uploads from one address, with room to spare).
         public var maxBodyBytes: Int
         public var maxBodyBytesPerAddress: Int
-        /// How long an application's refusal given before the body is read
-        /// (an upload over its address's budget) is held before it is sent
-        /// and the connection closed, as the blog port holds `err:BUSY`.
-        /// Default 1 second.
+        /// How long an application's refusals for a client over its budget
+        /// are held before they are sent, as the blog port holds
+        /// `err:BUSY`: one given before the body is read (an upload over
+        /// its address's budget, then the connection closes), and any
+        /// `429` it answers (a login flood). Default 1 second.
         public var refusalDelay: Duration = .seconds(1)
 
         public init(maxHeaderBytes: Int = 16 * 1024, timeout: Duration = .seconds(10), maxConnections: Int = 4096,

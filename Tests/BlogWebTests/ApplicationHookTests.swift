@@ -36,6 +36,9 @@ struct ApplicationHookTests {
         }
         func bodyLimit(path: String) -> Int { 1000 }
         func respond(to request: WebRequest) -> WebResponse {
+            if request.path == "/echo-busy" {
+                return WebResponse(status: .tooManyRequests, contentType: "text/plain", body: Array("wait".utf8))
+            }
             if request.path == "/gate" {
                 entered.signal()
                 gate.wait()
@@ -177,6 +180,22 @@ struct ApplicationHookTests {
         #expect(first.status == 200 && first.text.contains("body=1000"))
         #expect(again.status == 200)
         _ = announcer
+        await web.stop()
+    }
+
+    /// A 429 from the application is held a moment (as the blog port holds
+    /// err:BUSY), then sent, and the connection goes on.
+    @Test func aTooManyRequestsAnswerArrivesAndTheConnectionGoesOn() async throws {
+        let web = try await start(Echo())
+        let port = web.port
+        let (busy, next) = try await offPool {
+            let connection = try RawHTTPConnection(port: port)
+            connection.send("POST /echo-busy HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\nhi")
+            let busy = try connection.readResponse()
+            return (busy, try connection.request("/alice.html"))
+        }
+        #expect(busy.status == 429 && busy.text == "wait")
+        #expect(next.status == 200)
         await web.stop()
     }
 
