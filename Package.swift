@@ -191,7 +191,7 @@ let package = Package(
         .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore", "BlogSQLite", "BlogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // One suite over every backend: what BlogStorage promises.
         .testTarget(name: "BlogStorageTests", dependencies: ["BlogCore", "BlogSQLite", "BlogPostgres", "BlogTestSupport"]),
-        .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore", "BlogWire", "BlogSockets", "BlogTestSupport"]),
+        .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore", "BlogWire", "BlogSockets", "BlogTestSupport", "CLinux"]),
         .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogSQLite", "BlogWire", "BlogSockets", "BlogTestSupport"]),
         .testTarget(
             name: "BlogPostgresTests",

@@ -19,6 +19,10 @@ int clinux_set_mmap_threshold(int bytes) {
     return mallopt(M_MMAP_THRESHOLD, bytes);
 }
 
+int clinux_malloc_trim(void) {
+    return malloc_trim(0);
+}
+
 int clinux_rename_exchange(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
 }

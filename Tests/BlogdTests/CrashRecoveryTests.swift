@@ -36,7 +36,7 @@ struct CrashRecoveryTests {
     /// The `users=N rebuilt=M` of the start-up page check.
     func pageCheck(_ log: String) -> (users: Int, rebuilt: Int)? {
         guard let line = log.split(separator: "\n").first(where: { $0.hasSuffix("pages checked") }),
-              let match = line.firstMatch(of: /rebuilt=(\d+) users=(\d+)/)
+              let match = line.firstMatch(of: /rebuilt=(\d+) .*users=(\d+)/)
         else { return nil }
         return (Int(match.2)!, Int(match.1)!)
     }

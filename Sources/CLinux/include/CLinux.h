@@ -21,6 +21,11 @@ int clinux_accept4(int fd, struct sockaddr *address, socklen_t *length, int flag
 /// how a 16 MiB scrypt buffer would otherwise stay resident for good.
 int clinux_set_mmap_threshold(int bytes);
 
+/// malloc_trim(0): gives the memory malloc keeps free back to the system
+/// (tests that measure the resident size use it to leave out what other
+/// code freed).
+int clinux_malloc_trim(void);
+
 /// setpriority for the calling thread only (Linux keeps a nice value per
 /// thread): `nice` from 0 to 19, higher yields the CPU to other threads.
 int clinux_set_thread_nice(int nice);
