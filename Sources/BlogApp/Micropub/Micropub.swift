@@ -95,16 +95,7 @@ public struct Micropub: WebApplication {
         let content = entry.content ?? ""
         let name = entry.name.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 } ?? Self.title(from: content)
         guard let name else { throw .invalidRequest("A post needs a name or content.") }
-        let title: String, text: String
-        do {
-            title = try FieldRules.title(name)
-            text = try FieldRules.content(content)
-        } catch {
-            throw .invalidRequest(WebClient.explain(error))
-        }
-        guard text.utf8.count <= Frame.defaultMaxMessageBytes else {
-            throw .invalidRequest("content is longer than \(Frame.defaultMaxMessageBytes / 1024) KiB.")
-        }
+        let (title, text) = try Self.checked(title: name, content: content)
         var place: Place?
         if let location = entry.location {
             do {
@@ -146,16 +137,7 @@ public struct Micropub: WebApplication {
         if let values = update.removeValues["content"], values.contains(content) { content = "" }
         guard let name = title ?? Self.title(from: content) else { throw .invalidRequest("A post needs a name or content.") }
         guard name != post.title || content != post.content else { return WebResponse(status: .noContent) }
-        let newTitle: String, newContent: String
-        do {
-            newTitle = try FieldRules.title(name)
-            newContent = try FieldRules.content(content)
-        } catch {
-            throw .invalidRequest(WebClient.explain(error))
-        }
-        guard newContent.utf8.count <= Frame.defaultMaxMessageBytes else {
-            throw .invalidRequest("content is longer than \(Frame.defaultMaxMessageBytes / 1024) KiB.")
-        }
+        let (newTitle, newContent) = try Self.checked(title: name, content: content)
         switch perform(.editPost(user: try username(user), id: id, title: newTitle, content: newContent), user, request) {
         case .edited: return WebResponse(status: .noContent)
         case .editRefused: throw .invalidRequest("No such post of yours.")
@@ -322,6 +304,21 @@ public struct Micropub: WebApplication {
             MicropubError(status: .forbidden, code: "forbidden", description: "You may not post now.")
         default: .unavailable
         }
+    }
+
+    /// A title and text by the protocol's rules, the text within 64 KiB:
+    /// the same on create and on update.
+    static func checked(title: String, content: String) throws(MicropubError) -> (String, String) {
+        let checked: (String, String)
+        do {
+            checked = (try FieldRules.title(title), try FieldRules.content(content))
+        } catch {
+            throw .invalidRequest(WebClient.explain(error))
+        }
+        guard checked.1.utf8.count <= Frame.defaultMaxMessageBytes else {
+            throw .invalidRequest("content is longer than \(Frame.defaultMaxMessageBytes / 1024) KiB.")
+        }
+        return checked
     }
 
     /// A title for a post sent without a `name` (a note): its first line,
