@@ -89,12 +89,18 @@ extension WebClient {
         }
     }
 
-    func logout(_ signedIn: SignedIn?, _ request: WebRequest) -> WebResponse {
+    /// Ends this browser's session, or with `everywhere` every web session
+    /// of the user (a browser left signed in elsewhere); Micropub tokens stay.
+    func logout(_ signedIn: SignedIn?, _ request: WebRequest, everywhere: Bool = false) -> WebResponse {
         let clear: HTTPFields = [.setCookie: Cookies.set(Self.sessionCookie(request), "", secure: request.secure, maxAge: 0)]
         guard let signedIn else { return .redirect("/app/login", extra: clear) }
         guard CSRF.check(FormData(bytes: request.body)["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
         do {
-            _ = try backend.tokens.revoke(id: signedIn.token.id, ofUserID: signedIn.user.id)
+            if everywhere {
+                _ = try backend.tokens.endSessions(ofUserID: signedIn.user.id)
+            } else {
+                _ = try backend.tokens.revoke(id: signedIn.token.id, ofUserID: signedIn.user.id)
+            }
         } catch {
             return .page(AppPages.failure("The database did not answer; try again in a moment.", viewer: signedIn.viewer),
                          status: .serviceUnavailable)

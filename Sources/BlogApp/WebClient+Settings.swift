@@ -21,12 +21,11 @@ extension WebClient {
         let form = FormData(bytes: request.body)
         guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
         guard !form.hasInvalidText else { return settings(signedIn, newSecret: nil, error: Self.notUTF8, status: .badRequest) }
-        let label = String((form["label"] ?? "").filter { !$0.isNewline }.prefix(100))
         let scopes = Set(form.all("scope").compactMap(AccessTokens.Scope.init(rawValue:)))
         guard !scopes.isEmpty else { return settings(signedIn, newSecret: nil, error: "Choose at least one scope.", status: .badRequest) }
         do {
             let (secret, _) = try backend.tokens.issue(userID: signedIn.user.id, kind: .bearer, scopes: scopes,
-                                                       label: label.isEmpty ? "token" : label, lifetime: nil)
+                                                       label: form["label"] ?? "", lifetime: nil)
             return settings(signedIn, newSecret: secret, error: nil)
         } catch {
             return Self.unavailable(signedIn)
@@ -73,12 +72,16 @@ extension AppPages {
             }
             html.raw("<h3>New token</h3>\n<form method=\"post\" action=\"/app/settings/tokens\" class=\"app-form\">")
             csrfField(viewer.csrf, &html)
-            html.raw("<label for=\"label\">For</label><input id=\"label\" name=\"label\" maxlength=\"100\" placeholder=\"the app's name\">")
+            html.raw("<label for=\"label\">For</label><input id=\"label\" name=\"label\" maxlength=\"\(AccessTokens.maxLabelLength)\" placeholder=\"the app's name\">")
             html.raw("<fieldset><legend>May</legend>")
             for scope in scopes {
                 html.raw("<label><input type=\"checkbox\" name=\"scope\" value=\"\(scope)\" checked> \(scope)</label>")
             }
             html.raw("</fieldset><button type=\"submit\" id=\"make-token\">Make a token</button></form>\n")
+            html.raw("<h2>Sessions</h2>\n<p>Signed in on a computer you no longer use? End every session, this one too; tokens stay.</p>\n")
+            html.raw("<form method=\"post\" action=\"/app/settings/sessions\" class=\"app-form\">")
+            csrfField(viewer.csrf, &html)
+            html.raw("<button type=\"submit\" id=\"log-out-everywhere\">Log out everywhere</button></form>\n")
         }
     }
 }

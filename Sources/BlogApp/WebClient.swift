@@ -143,6 +143,9 @@ public struct WebClient: WebApplication {
         case .revokeToken(let id):
             guard let signedIn else { return .redirect("/app/login") }
             return revokeToken(signedIn, id: id, request)
+        case .endSessions:
+            guard let signedIn else { return .redirect("/app/login") }
+            return logout(signedIn, request, everywhere: true)
         case .methodNotAllowed:
             return .page(AppPages.failure("That cannot be done here.", viewer: signedIn?.viewer), status: .methodNotAllowed,
                          extra: [.allow: "GET, HEAD, POST"])

@@ -197,6 +197,17 @@ struct MicropubTests {
         #expect(try posts().count == 1)
     }
 
+    /// A JSON body's token is in the header only, checked before the body
+    /// is parsed: a stranger's broken or deep JSON gets 401 or 403, not the
+    /// parser's 400 (it was never parsed).
+    @Test func jsonFromAStrangerIsNotParsed() throws {
+        let deep = String(repeating: "[", count: 10_000)
+        #expect(send(body: deep, type: "application/json", token: .some(nil)).status == .unauthorized)
+        #expect(send(body: deep, type: "application/json; charset=utf-8", token: "Bearer blogd_notatoken").status == .forbidden)
+        #expect(send(body: deep, type: "application/json").status == .badRequest, "with a token it is parsed, and refused")
+        #expect(try posts().isEmpty)
+    }
+
     @Test func anotherUsersPostIsRefused() throws {
         let id = try id(send(body: "h=entry&content=Mine"))
         try app.blog.service.moderateAddUser("eve", password: "pw")

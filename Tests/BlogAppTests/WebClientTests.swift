@@ -130,6 +130,30 @@ struct WebClientTests {
         #expect(browser.get("/app/").status == .seeOther)
     }
 
+    /// "Log out everywhere" ends the user's sessions in every browser, and
+    /// only theirs; Micropub tokens stay; without the form's token it is
+    /// refused and ends nothing.
+    @Test func logOutEverywhereEndsEverySessionButTokens() throws {
+        let app = try AppFixture()
+        let phone = AppFixture.Browser(app.client, address: "192.0.2.10")
+        let laptop = AppFixture.Browser(app.client, address: "192.0.2.11")
+        let other = AppFixture.Browser(app.client, address: "192.0.2.12")
+        phone.signIn("gina", "pw")
+        laptop.signIn("gina", "pw", register: false)
+        other.signIn("hugo", "pw")
+        let gina = try #require(try app.blog.store.user(named: "gina"))
+        let bearer = try app.tokens.issue(userID: gina.id, kind: .bearer, scopes: [.create], label: "app", lifetime: nil).secret
+        #expect(phone.post("/app/settings/sessions", [("csrf", "forged")]).status == .forbidden)
+        #expect(laptop.get("/app/").status == .ok, "a forged form ends nothing")
+        let out = phone.post("/app/settings/sessions", [("csrf", phone.csrf)])
+        #expect(out.status == .seeOther)
+        #expect(phone.get("/app/").status == .seeOther)
+        #expect(laptop.get("/app/").status == .seeOther, "the other browser's session ended too")
+        #expect(other.get("/app/").status == .ok, "another user's did not")
+        #expect(try app.tokens.verify(bearer, kind: .bearer) != nil, "tokens stay")
+        #expect(try app.tokens.list(ofUserID: gina.id).filter { $0.kind == .session }.isEmpty)
+    }
+
     /// Logins on the web spend the address's hash budget of the blog port.
     @Test func loginsShareTheBlogPortsHashBudget() throws {
         let app = try AppFixture { options in

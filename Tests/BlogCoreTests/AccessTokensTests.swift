@@ -27,6 +27,23 @@ struct AccessTokensTests {
 
     static var base64url: Regex<Substring> { /[A-Za-z0-9_-]+/ }
 
+    /// A label reaches the settings page and the admin's terminal: it
+    /// keeps no control or bidirectional formatting character.
+    @Test func aLabelKeepsNoControlOrBidiCharacter() throws {
+        try withTokens { (fx: Fixture) throws in
+            let hostile = "Quill\u{1B}[2J\u{202E}gpj.exe\u{2066}\r\nX"
+            let (_, token) = try fx.tokens.issue(userID: fx.alice.id, kind: .bearer, scopes: [.create], label: hostile, lifetime: nil)
+            #expect(token.label == "Quill[2Jgpj.exeX")
+            #expect(try fx.tokens.list(ofUserID: fx.alice.id).first?.label == "Quill[2Jgpj.exeX", "stored so")
+            let long = try fx.tokens.issue(userID: fx.alice.id, kind: .bearer, scopes: [.create],
+                                           label: String(repeating: "é", count: 300), lifetime: nil).token
+            #expect(long.label.unicodeScalars.count == AccessTokens.maxLabelLength)
+            let empty = try fx.tokens.issue(userID: fx.alice.id, kind: .bearer, scopes: [.create], label: "\u{202E} \u{7}", lifetime: nil)
+            #expect(empty.token.label == "token")
+            #expect(AccessTokens.label("👩‍💻 laptop") == "👩‍💻 laptop", "a joiner in an emoji is no control")
+        }
+    }
+
     @Test func bearerTokenIssuedAndVerified() throws {
         try withTokens { (fx: Fixture) throws in
             let (secret, token) = try fx.tokens.issue(userID: fx.alice.id, kind: .bearer, scopes: [.media, .create],

@@ -53,6 +53,22 @@ struct StandingTests {
         #expect(!lane.reserve(.unknown))
     }
 
+    /// A starved CPU makes a hash slow and the bound one place: the
+    /// unproven share is then that place, and a proven request still gets
+    /// in beside it (a web login flood once kept proven logins out so).
+    @Test func aBoundOfOnePlaceStillAdmitsAProvenRequest() {
+        let lane = HashLane(maxWait: 2, concurrency: 4) { (3, 1) }
+        #expect(lane.capacity == 1)
+        #expect(lane.reserve(.unknown))
+        #expect(!lane.reserve(.doubtful), "the unproven share is the one place")
+        #expect(lane.reserve(.proven), "the proven half is never taken by the unproven")
+        #expect(!lane.reserve(.proven), "and the bound holds for the proven")
+        lane.cancel(.unknown)
+        #expect(!lane.reserve(.unknown), "a proven request holds the one place")
+        lane.cancel(.proven)
+        #expect(lane.reserve(.proven))
+    }
+
     /// The router records how an address's hashes went, and over its hash
     /// budget an address takes no place in the lane at all.
     @Test func theServerTracksStandingAndChecksTheBudgetFirst() throws {

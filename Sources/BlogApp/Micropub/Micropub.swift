@@ -58,16 +58,24 @@ public struct Micropub: WebApplication {
 
     private func post(_ request: WebRequest) throws(MicropubError) -> WebResponse {
         var files: [MultipartForm.Part] = []
-        let action: MicropubAction, bodyToken: String?
+        let action: MicropubAction, user: UserRecord, token: AccessToken
         if let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
             let form = try Self.multipart(request.body, type)
             let fields = FormData(fields: form.textFields)
-            (action, bodyToken) = (try MicropubParser.form(fields), fields["access_token"])
+            action = try MicropubParser.form(fields)
+            (user, token) = try authorize(request, bodyToken: fields["access_token"])
             files = form.files("photo")
+        } else if MicropubParser.isJSON(request.headers[.contentType]) {
+            // JSON carries its token in the header only: checked before the
+            // body is parsed, so a stranger's megabyte of JSON costs one
+            // token lookup, not a parse.
+            (user, token) = try authorize(request, bodyToken: nil)
+            action = try MicropubParser.parse(body: request.body, contentType: request.headers[.contentType]).0
         } else {
+            let bodyToken: String?
             (action, bodyToken) = try MicropubParser.parse(body: request.body, contentType: request.headers[.contentType])
+            (user, token) = try authorize(request, bodyToken: bodyToken)
         }
-        let (user, token) = try authorize(request, bodyToken: bodyToken)
         switch action {
         case .create(let entry):
             try require(.create, token)

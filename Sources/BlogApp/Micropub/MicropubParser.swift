@@ -11,8 +11,7 @@ enum MicropubParser {
     static let maxDepth = 16
 
     static func parse(body: [UInt8], contentType: String?) throws(MicropubError) -> (MicropubAction, token: String?) {
-        let type = contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        switch type {
+        switch mediaType(contentType) {
         case "application/json":
             return (try json(body), nil)
         case "application/x-www-form-urlencoded", nil:
@@ -21,6 +20,15 @@ enum MicropubParser {
         default:
             throw .invalidRequest("Send application/x-www-form-urlencoded, multipart/form-data or application/json.")
         }
+    }
+
+    /// Whether a body of `contentType` is JSON.
+    static func isJSON(_ contentType: String?) -> Bool {
+        mediaType(contentType) == "application/json"
+    }
+
+    private static func mediaType(_ contentType: String?) -> String? {
+        contentType?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
     }
 
     static func form(_ form: FormData) throws(MicropubError) -> MicropubAction {

@@ -8,9 +8,10 @@ import Synchronization
 /// new one is refused at once (`err:BUSY`) instead of waiting for minutes.
 ///
 /// Addresses without a recent success (`Standing.unknown` and `.doubtful`)
-/// may hold at most half of the bound between them, so the other half is
-/// always there for the proven ones, whatever a crowd of fresh addresses
-/// or guessers sends; and they wait for a thread in a lane of their own,
+/// may hold at most half of the bound between them (one place when the
+/// bound is one), so the other half is always there for the proven ones,
+/// whatever a crowd of fresh addresses or guessers sends (a proven request
+/// may exceed a bound of one by one); and they wait for a thread in a lane of their own,
 /// so a proven request never queues behind them for one.
 ///
 ///     guard hashLane.reserve(.proven) else { return .busy }
@@ -59,7 +60,14 @@ final class HashLane: Sendable {
 
     private func take(_ standing: Standing) -> Bool {
         let limit = capacity
-        guard standing != .proven else { return Self.take(admitted, below: limit) }
+        // A proven request finds a place whenever the unproven ones hold
+        // no more than their share. With a bound of one place (a hash
+        // made slow by a starved CPU) that share is the one place, so a
+        // proven request may then be the second: its wait doubles, where
+        // otherwise a crowd of fresh addresses would keep it out.
+        guard standing != .proven else {
+            return Self.take(admitted, below: max(limit, unproven.load(ordering: .relaxed) + 1))
+        }
         guard Self.take(unproven, below: max(1, limit / 2)) else { return false }
         guard Self.take(admitted, below: limit) else {
             unproven.subtract(1, ordering: .relaxed)
