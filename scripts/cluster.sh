@@ -161,6 +161,10 @@ start() {
     echo "postgresql on 127.0.0.1:$pgport"
     for n in "${instances[@]}"; do
         started+=("blogd$n")
+        # Emptied here, not only by the child's redirection: that runs
+        # after the fork, and on a loaded machine the wait below could
+        # read the last run's "listening on" before it.
+        : >"$root/blogd$n.log"
         BLOGD_HOST=127.0.0.1 BLOGD_PORT=$(blog_port "$n") BLOGD_HTTP_PORT=$(http_port "$n") \
         BLOGD_DB="postgres://blogd@127.0.0.1:$pgport/blog" BLOGD_PUBLIC="$root/public" \
         BLOGD_PROXY_PROTOCOL=true BLOGD_TRUSTED_PROXIES=127.0.0.1 \
