@@ -117,6 +117,7 @@ let package = Package(
             name: "BlogApp",
             dependencies: [
                 "BlogCore",
+                "CLinux",
                 "BlogPhotos",
                 "BlogWeb",
                 "BlogWire",

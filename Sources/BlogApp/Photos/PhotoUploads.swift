@@ -5,7 +5,8 @@ import BlogWire
 import HTTPTypes
 
 /// An uploaded photo's way in: the address's upload budget, a place to
-/// decode it, `PhotoProcessor` (bounded, every metadata block removed),
+/// decode it, `PhotoProcessor` on `PhotoThreads` (bounded, every metadata
+/// block removed, at a low CPU priority),
 /// then the database through the service, under a random name.
 struct PhotoUploads: Sendable {
     let backend: WebClient.Backend
@@ -70,10 +71,11 @@ struct PhotoUploads: Sendable {
     func accept(_ part: MultipartForm.Part, requestBytes: Int, as user: Username, session: Session) -> Result<Stored, Refusal> {
         if requestBytes <= Self.chargedOnHead, !backend.uploads.take(for: session.peerAddress) { return .failure(.overBudget) }
         guard backend.uploads.enter() else { return .failure(.busy) }
-        let processed = Result { () throws(PhotoError) in
-            defer { backend.uploads.leave() }
-            return try PhotoProcessor.process(part.body, declaredType: part.contentType, limits: backend.photoLimits)
+        let (body, type, limits) = (part.body, part.contentType, backend.photoLimits)
+        let processed = PhotoThreads.shared.run {
+            Result { () throws(PhotoError) in try PhotoProcessor.process(body, declaredType: type, limits: limits) }
         }
+        backend.uploads.leave()
         switch processed {
         case .failure(let error):
             return .failure(.photo(error))
