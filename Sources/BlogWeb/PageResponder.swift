@@ -176,15 +176,8 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
             // reconnects at once would otherwise cost the server an accept
             // and a close a millisecond, from every thread it has.
             closeAfterResponse = true
-            let reply = PublicFolderHandler.Reply(refused, withBody: request.method != .head)
-            let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
-            pending.enter()
-            context.eventLoop.scheduleTask(in: application.refusalDelay) { [pending] in
-                defer { pending.leave() }
-                let (handler, context) = bound.value
-                guard context.channel.isActive else { return }
-                handler.send(reply, to: request, context: context)
-            }
+            sendHeld(PublicFolderHandler.Reply(refused, withBody: request.method != .head), to: request, context: context,
+                     for: application.refusalDelay)
             return
         }
         if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
@@ -249,13 +242,21 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
             }
             // Over its budget (a login flood): held like the blog port's
             // err:BUSY, so that a client retrying at once gains nothing.
-            pending.enter()
-            context.eventLoop.scheduleTask(in: application.refusalDelay) {
-                defer { pending.leave() }
-                let (handler, context) = bound.value
-                guard context.channel.isActive else { return }
-                handler.send(reply, to: upload.request, context: context)
-            }
+            handler.sendHeld(reply, to: upload.request, context: context, for: application.refusalDelay)
+        }
+    }
+
+    /// Sends `reply` after `delay`, if the connection is still open then;
+    /// `pending` counts it meanwhile, so a stop waits for it.
+    private func sendHeld(_ reply: PublicFolderHandler.Reply, to request: Request, context: ChannelHandlerContext,
+                          for delay: TimeAmount) {
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        pending.enter()
+        context.eventLoop.scheduleTask(in: delay) { [pending] in
+            defer { pending.leave() }
+            let (handler, context) = bound.value
+            guard context.channel.isActive else { return }
+            handler.send(reply, to: request, context: context)
         }
     }
 

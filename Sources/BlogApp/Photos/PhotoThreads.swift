@@ -7,8 +7,9 @@ import Synchronization
 /// priority (nice 10), as password hashes are.
 ///
 /// A photo takes about 0.4 s of a core. On the application's own threads
-/// it competed with the blog port's posts as an equal: an upload flood
-/// doubled newpost's p99. At nice 10 it takes what the posts leave.
+/// it competed with the blog port's posts as an equal; at nice 10 it takes
+/// what the posts leave (under an upload flood a client made 180–190
+/// requests in 10 s against 148–160; docs/benchmarks.md).
 /// `UploadBudget` bounds how many are decoded at once and refuses the
 /// rest, so jobs here do not queue beyond that.
 ///

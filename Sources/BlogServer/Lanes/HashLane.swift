@@ -11,8 +11,8 @@ import Synchronization
 /// may hold at most half of the bound between them (one place when the
 /// bound is one), so the other half is always there for the proven ones,
 /// whatever a crowd of fresh addresses or guessers sends (a proven request
-/// may exceed a bound of one by one); and they wait for a thread in a lane of their own,
-/// so a proven request never queues behind them for one.
+/// may exceed a bound of one by one); and they wait for a thread in a lane
+/// of their own, so a proven request never queues behind them for one.
 ///
 ///     guard hashLane.reserve(.proven) else { return .busy }
 ///     hashLane.run(.proven) { ...; }   // releases the reservation when it ends
