@@ -3,7 +3,7 @@ import BlogWire
 /// What the server answered, as one of the outcomes a caller acts on.
 ///
 /// The wire reply depends on the operation (`reg:OK`, `log:OK`, `post:OK`
-/// all mean `.ok`); this folds them together. PROTOCOL.md part 2's error
+/// all mean `.ok`); this folds them together. docs/protocol.md's added error
 /// replies keep a case each.
 public enum BlogReply: Equatable, Sendable, CaseIterable {
     /// `reg:OK`, `log:OK` or `post:OK`: done.

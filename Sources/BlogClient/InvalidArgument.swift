@@ -1,6 +1,6 @@
 import BlogWire
 
-/// Why the client refused to send a request: it would break PROTOCOL.md's
+/// Why the client refused to send a request: it would break docs/protocol.md's
 /// rules, so the server could only answer `err:ARGS` (or worse, read it as
 /// a different request).
 public enum InvalidArgument: Error, Equatable, Sendable, CustomStringConvertible {

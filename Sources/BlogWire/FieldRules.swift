@@ -1,4 +1,4 @@
-/// The rules of PROTOCOL.md for the fields other than the username.
+/// The rules of docs/protocol.md for the fields other than the username.
 public enum FieldRules {
     public static let maxPasswordBytes = 256
     public static let maxTitleCharacters = 200

@@ -1,4 +1,4 @@
-/// A reply the server sends, exactly as PROTOCOL.md spells it.
+/// A reply the server sends, exactly as docs/protocol.md spells it.
 ///
 /// The first group is the original protocol of the iPhone client; the second
 /// is what blogd adds. `bytes` is the wire form, terminator included.

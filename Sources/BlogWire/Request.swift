@@ -58,7 +58,7 @@ public enum RequestError: Error, Equatable, Sendable {
     /// Wrong field count, a field outside its rules, or invalid UTF-8.
     case badArguments(FieldError)
 
-    /// The reply PROTOCOL.md prescribes for this error.
+    /// The reply docs/protocol.md prescribes for this error.
     public var reply: Reply {
         switch self {
         case .unknownCommand: .unknownCommand

@@ -1,4 +1,4 @@
-/// A username that passed the rules of PROTOCOL.md: 1 to 32 characters of
+/// A username that passed the rules of docs/protocol.md: 1 to 32 characters of
 /// `A-Z a-z 0-9 _ -`, starting with a letter or digit.
 ///
 /// The rules also make it a safe file name: no `/`, no `.`, no NUL, so a

@@ -8,7 +8,7 @@ struct Blog: ParsableCommand {
         abstract: "Register, log in and post to a blogd server.",
         discussion: """
             Each request goes on a TCP connection of its own, as the original \
-            iPhone app sends them (see PROTOCOL.md).
+            iPhone app sends them (see docs/protocol.md).
 
             PASSWORD: taken from the environment variable BLOG_PASSWORD when it \
             is set (for scripts); otherwise typed at the terminal, without echo.

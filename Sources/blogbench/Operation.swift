@@ -10,7 +10,7 @@ enum Operation: String, CaseIterable, ExpressibleByArgument, Sendable {
 enum RequestKind: String, CaseIterable, Sendable {
     case register, login, newpost, bad
 
-    /// The reply PROTOCOL.md promises when everything goes right.
+    /// The reply docs/protocol.md promises when everything goes right.
     var expectedReply: Reply {
         switch self {
         case .register: .registered

@@ -460,7 +460,7 @@ struct BlogServiceTests {
         }
     }
 
-    /// PROTOCOL.md: `reg:OK` means "user created, page created" and `err:DB`
+    /// docs/protocol.md: `reg:OK` means "user created, page created" and `err:DB`
     /// a failure. When the page cannot be written the service answers
     /// `err:DB` but keeps the committed user row, so the client is told the
     /// registration failed while the name is now taken for good: a retry

@@ -3,6 +3,8 @@ import Synchronization
 @testable import BlogCore
 import BlogWire
 import BlogSQLite
+import BlogTestSupport
+import Testing
 
 /// Shared helpers of the BlogCore tests.
 
@@ -128,5 +130,23 @@ extension UserPages {
     /// Whether every page of `user` on disk is what the database renders.
     func areCurrent(_ user: UserRecord) throws -> Bool {
         try render(user).allSatisfy { store.contents(of: $0.file) == $0.bytes }
+    }
+}
+
+/// Runs `Tests/FeedCheck/check_feed.py` over `paths` with the Python that
+/// has feedparser. Without jing or feedparser the calling test is skipped
+/// with one line saying what to install, unless `BLOGD_REQUIRE_FEED_TOOLS=1`
+/// (CI), where that fails it.
+func checkFeeds(_ paths: [String]) throws -> (status: Int32, output: String) {
+    switch FeedTools.find() {
+    case .found(let tools):
+        return try tools.check(paths)
+    case .missing(let line):
+        if FeedTools.required {
+            Issue.record("BLOGD_REQUIRE_FEED_TOOLS=1: \(line)")
+            return (1, line)
+        }
+        print(line)
+        try Test.cancel(Comment(rawValue: line))
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import BlogWire
 
-/// Every row of both reply tables of PROTOCOL.md, over a real socket, one
+/// Every row of both reply tables of docs/protocol.md, over a real socket, one
 /// message per connection as the original client sends them.
 @Suite("Reply tables over the wire")
 struct ReplyTableTests {

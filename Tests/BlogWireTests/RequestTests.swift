@@ -73,7 +73,7 @@ struct RequestTests {
         #expect(parse("newpost:a:t:") == .success(.newPost(user: user("a"), title: "t", content: "")))
     }
 
-    /// PROTOCOL.md: fields split on the first colons, the last field takes
+    /// docs/protocol.md: fields split on the first colons, the last field takes
     /// the rest verbatim, and a password may be any characters. A field that
     /// starts with a combining mark must not glue itself to the colon before it.
     @Test func lastFieldMayStartWithACombiningMark() {

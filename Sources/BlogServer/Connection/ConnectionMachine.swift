@@ -7,7 +7,7 @@ import BlogWire
 /// (bytes read, the end of the stream, a reply from the service, bytes
 /// written, a timer); the machine answers with what to do next (carry out
 /// a message, send a reply, pause reading, arm a timer, close the write
-/// half, close). Every rule of PROTOCOL.md's "Connections" lives here.
+/// half, close). Every rule of docs/protocol.md's "Connections" lives here.
 ///
 ///     var machine = ConnectionMachine(options: .init())
 ///     machine.start(at: now)                                 // [.armTimer(now + 10 s)]
