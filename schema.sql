@@ -26,6 +26,11 @@
 -- digits; post_id is NULL until a post takes them. A post keeps its photos'
 -- names and sizes in posts.photos ('name:w:h:tw:th', space separated, in
 -- the post's order; '' for none), so that reading posts needs no join.
+-- The trash: a post its author deletes moves, whole, to trashed_posts (its
+-- tombstone in deleted_posts, its page 410) and its photos keep their bytes
+-- on no post, marked with trashed_post_id, until it is restored or purged
+-- (the row deleted, its photos by cascade). The writer runs with
+-- secure_delete on, so purged text does not linger in freed pages.
 
 CREATE TABLE users (
     id            INTEGER PRIMARY KEY,
@@ -101,8 +106,27 @@ CREATE TABLE photos (
     thumbnail_width  INTEGER NOT NULL CHECK (thumbnail_width > 0),
     thumbnail_height INTEGER NOT NULL CHECK (thumbnail_height > 0),
     created_at       TEXT    NOT NULL
-);
+, trashed_post_id INTEGER REFERENCES trashed_posts(id) ON DELETE CASCADE);
 
 CREATE INDEX photos_by_user ON photos(user_id);
 CREATE INDEX photos_by_post ON photos(post_id);
 CREATE INDEX photos_unattached ON photos(created_at) WHERE post_id IS NULL;
+CREATE INDEX photos_by_trashed_post ON photos(trashed_post_id);
+
+CREATE TABLE trashed_posts (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    title      TEXT    NOT NULL,
+    content    TEXT    NOT NULL,
+    created_at TEXT    NOT NULL,
+    page       INTEGER NOT NULL,
+    weight     INTEGER NOT NULL,
+    updated_at TEXT,
+    latitude   TEXT,
+    longitude  TEXT,
+    photos     TEXT    NOT NULL,
+    trashed_at TEXT    NOT NULL
+);
+
+CREATE INDEX trashed_posts_by_user ON trashed_posts(user_id, trashed_at);
+CREATE INDEX trashed_posts_by_time ON trashed_posts(trashed_at);

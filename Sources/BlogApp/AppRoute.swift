@@ -9,6 +9,7 @@ enum AppRoute: Equatable {
     case create
     case showEdit(Int64), edit(Int64)
     case delete(Int64)
+    case trash, restore(Int64)
     case settings, issueToken, revokeToken(Int64), endSessions
     case script
     case notFound
@@ -30,6 +31,7 @@ enum AppRoute: Equatable {
         case ["logout"]: self = pick(nil, .logout)
         case ["posts"]: self = pick(nil, .create)
         case ["app.js"]: self = pick(.script, nil)
+        case ["trash"]: self = pick(.trash, nil)
         case ["settings"]: self = pick(.settings, nil)
         case ["settings", "tokens"]: self = pick(nil, .issueToken)
         case ["settings", "sessions"]: self = pick(nil, .endSessions)
@@ -39,6 +41,8 @@ enum AppRoute: Equatable {
             self = Self.id(p[1]).map { pick(.showEdit($0), .edit($0)) } ?? .notFound
         case let p where p.count == 3 && p[0] == "posts" && p[2] == "delete":
             self = Self.id(p[1]).map { pick(nil, .delete($0)) } ?? .notFound
+        case let p where p.count == 3 && p[0] == "posts" && p[2] == "restore":
+            self = Self.id(p[1]).map { pick(nil, .restore($0)) } ?? .notFound
         default: self = .notFound
         }
     }

@@ -13,7 +13,8 @@ extension WebClient {
               status: HTTPResponse.Status = .ok) -> WebResponse {
         do {
             let posts = try backend.storage.postHeadings(ofUserID: signedIn.user.id, limit: Self.listed)
-            return .page(AppPages.home(signedIn.viewer, posts: posts, draft: draft, notice: notice, error: error), status: status)
+            return .page(AppPages.home(signedIn.viewer, posts: posts, draft: draft, notice: notice, error: error,
+                                       trashDays: backend.trashDays), status: status)
         } catch {
             return Self.unavailable(signedIn)
         }
@@ -156,5 +157,30 @@ struct FormProblem: Error {
 
     init(_ text: String) {
         self.text = text
+    }
+}
+
+/// The trash: the list of a user's deleted posts and their restore.
+extension WebClient {
+    func trash(_ signedIn: SignedIn, notice: String? = nil, error: String? = nil,
+               status: HTTPResponse.Status = .ok) -> WebResponse {
+        do {
+            let posts = try backend.storage.trashedPosts(ofUserID: signedIn.user.id, limit: AppPages.trashListed)
+            return .page(AppPages.trash(signedIn.viewer, posts: posts, trashDays: backend.trashDays, notice: notice,
+                                        error: error), status: status)
+        } catch {
+            return Self.unavailable(signedIn)
+        }
+    }
+
+    func restore(_ signedIn: SignedIn, id: Int64, _ request: WebRequest) -> WebResponse {
+        guard CSRF.check(FormData(bytes: request.body)["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
+        guard let user = signedIn.username else { return Self.unavailable(signedIn) }
+        switch backend.restore(user, id, Session(peerAddress: request.peerAddress, authenticatedAs: user)) {
+        case .restored: return .redirect("/app/trash?done=restored")
+        case .notInTrash: return .page(AppPages.notFound(signedIn.viewer), status: .notFound)
+        case .refused: return trash(signedIn, error: "You may not restore posts now.", status: .forbidden)
+        case .failed: return trash(signedIn, error: Self.failed, status: .serviceUnavailable)
+        }
     }
 }

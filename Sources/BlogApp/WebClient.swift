@@ -5,8 +5,9 @@ import BlogWire
 import Foundation
 import HTTPTypes
 
-/// The web client: register, log in, write, list, edit and delete posts,
-/// log out, and manage Micropub tokens, in a browser, under `/app/`.
+/// The web client: register, log in, write, list, edit and delete posts
+/// (to the trash, whence they can be restored), log out, and manage
+/// Micropub tokens, in a browser, under `/app/`.
 ///
 /// Every change goes through `Backend.perform`, which blogd wires to the
 /// blog port's own budgets and lanes: a login here spends the same hash
@@ -38,11 +39,19 @@ public struct WebClient: WebApplication {
         /// Photo uploads per address, and decoded at once.
         public var uploads: UploadBudget
         public var photoLimits: PhotoLimits
+        /// Brings a post back from its author's trash
+        /// (`BlogService.restorePost`).
+        public var restore: @Sendable (Username, Int64, Session) -> BlogService.RestoreOutcome
+        /// Days a deleted post stays in the trash (`trash_days`), as the
+        /// pages tell it.
+        public var trashDays: Int
 
         public init(perform: @escaping @Sendable (Request, [String], Session) -> Outcome,
                     storePhoto: @escaping @Sendable (PostPhoto, [UInt8], [UInt8], Username, Session) -> Reply,
                     storage: any BlogStorage, tokens: AccessTokens, registrationOpen: Bool = true,
-                    uploads: UploadBudget = UploadBudget(), photoLimits: PhotoLimits = PhotoLimits()) {
+                    uploads: UploadBudget = UploadBudget(), photoLimits: PhotoLimits = PhotoLimits(),
+                    restore: @escaping @Sendable (Username, Int64, Session) -> BlogService.RestoreOutcome = { _, _, _ in .failed },
+                    trashDays: Int = BlogService.Settings.defaultTrashDays) {
             self.perform = perform
             self.storePhoto = storePhoto
             self.storage = storage
@@ -50,6 +59,8 @@ public struct WebClient: WebApplication {
             self.registrationOpen = registrationOpen
             self.uploads = uploads
             self.photoLimits = photoLimits
+            self.restore = restore
+            self.trashDays = trashDays
         }
     }
 
@@ -134,6 +145,12 @@ public struct WebClient: WebApplication {
         case .delete(let id):
             guard let signedIn else { return .redirect("/app/login") }
             return delete(signedIn, id: id, request)
+        case .trash:
+            guard let signedIn else { return .redirect("/app/login") }
+            return trash(signedIn, notice: Self.notice(request.query))
+        case .restore(let id):
+            guard let signedIn else { return .redirect("/app/login") }
+            return restore(signedIn, id: id, request)
         case .settings:
             guard let signedIn else { return .redirect("/app/login") }
             return settings(signedIn, newSecret: nil, error: nil)
@@ -169,7 +186,8 @@ public struct WebClient: WebApplication {
         switch FormData(query: query)["done"] {
         case "posted": "Published."
         case "edited": "Saved."
-        case "deleted": "Deleted."
+        case "deleted": "Moved to the trash."
+        case "restored": "Restored."
         default: nil
         }
     }

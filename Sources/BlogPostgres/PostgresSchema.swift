@@ -140,6 +140,30 @@ public enum PostgresSchema {
             CREATE INDEX photos_by_post ON photos (post_id);
             CREATE INDEX photos_unattached ON photos (created_at) WHERE post_id IS NULL;
             """),
+        Migration(version: 9, name: "trash", sql: """
+            -- The trash: a post its author deletes moves here whole (its
+            -- tombstone in deleted_posts) and its photos keep their bytes on
+            -- no post, marked with trashed_post_id, until it is restored or
+            -- purged (the row deleted, its photos by cascade).
+            CREATE TABLE trashed_posts (
+                id         bigint      PRIMARY KEY,
+                user_id    bigint      NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                title      text        NOT NULL,
+                content    text        NOT NULL,
+                created_at timestamptz NOT NULL,
+                page       integer     NOT NULL,
+                weight     integer     NOT NULL,
+                updated_at timestamptz,
+                latitude   text,
+                longitude  text,
+                photos     text        NOT NULL,
+                trashed_at timestamptz NOT NULL
+            );
+            CREATE INDEX trashed_posts_by_user ON trashed_posts (user_id, trashed_at);
+            CREATE INDEX trashed_posts_by_time ON trashed_posts (trashed_at);
+            ALTER TABLE photos ADD COLUMN trashed_post_id bigint REFERENCES trashed_posts(id) ON DELETE CASCADE;
+            CREATE INDEX photos_by_trashed_post ON photos (trashed_post_id);
+            """),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

@@ -34,7 +34,7 @@ extension PostgresStore {
     }
 
     public func photoData(name: String) throws(StorageError) -> (image: [UInt8], thumbnail: [UInt8])? {
-        try rows("SELECT image, thumbnail FROM photos WHERE name = \(name)") { row in
+        try rows("SELECT image, thumbnail FROM photos WHERE name = \(name) AND trashed_post_id IS NULL") { row in
             let (image, thumbnail) = try row.decode((ByteBuffer, ByteBuffer).self)
             return (image: Array(image.readableBytesView), thumbnail: Array(thumbnail.readableBytesView))
         }.first
@@ -43,14 +43,15 @@ extension PostgresStore {
     public func deletePhotos(unattachedBefore date: Date) throws(StorageError) -> [PostPhoto] {
         try rows("""
             DELETE FROM photos
-            WHERE post_id IS NULL AND created_at < timestamptz 'epoch' + \(Milliseconds.of(date)) * interval '1 millisecond'
+            WHERE post_id IS NULL AND trashed_post_id IS NULL AND created_at < timestamptz 'epoch' + \(Milliseconds.of(date)) * interval '1 millisecond'
             RETURNING \(unescaped: Self.photoColumns)
             """, Self.photo)
     }
 
     public func photos(ofUserID userID: Int64) throws(StorageError) -> [PostPhoto] {
         try rows("""
-            SELECT \(unescaped: Self.photoColumns) FROM photos WHERE user_id = \(userID) ORDER BY created_at, name
+            SELECT \(unescaped: Self.photoColumns) FROM photos WHERE user_id = \(userID) AND trashed_post_id IS NULL
+            ORDER BY created_at, name
             """, Self.photo)
     }
 
@@ -64,7 +65,7 @@ extension PostgresStore {
         var byName: [String: PostPhoto] = [:]
         for try await row in try await connection.query("""
             SELECT \(unescaped: photoColumns) FROM photos
-            WHERE name = ANY(\(names)) AND user_id = \(userID) AND post_id IS NULL
+            WHERE name = ANY(\(names)) AND user_id = \(userID) AND post_id IS NULL AND trashed_post_id IS NULL
             FOR UPDATE
             """, logger: logger) {
             let photo = try Self.photo(row)

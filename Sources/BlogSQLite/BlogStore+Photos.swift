@@ -32,7 +32,7 @@ extension BlogStore {
 
     public func photoData(name: String) throws(StorageError) -> (image: [UInt8], thumbnail: [UInt8])? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT image, thumbnail FROM photos WHERE name = ?", arguments: [name]).map { row in
+            try Row.fetchOne(db, sql: "SELECT image, thumbnail FROM photos WHERE name = ? AND trashed_post_id IS NULL", arguments: [name]).map { row in
                 (image: Array(row[0] as Data), thumbnail: Array(row[1] as Data))
             }
         }
@@ -44,8 +44,10 @@ extension BlogStore {
             try write { db in
                 // `post_id IS NULL` as the partial index says it, so that
                 // SQLite walks only the unattached ones.
+                // A trashed post's photos wait for it, on no post.
                 try Row.fetchAll(db, sql: """
-                    DELETE FROM photos WHERE post_id IS NULL AND created_at < ? RETURNING \(Self.photoColumns)
+                    DELETE FROM photos WHERE post_id IS NULL AND trashed_post_id IS NULL AND created_at < ?
+                    RETURNING \(Self.photoColumns)
                     """, arguments: [date]).map(Self.photo)
             }
         }
@@ -54,7 +56,8 @@ extension BlogStore {
     public func photos(ofUserID userID: Int64) throws(StorageError) -> [PostPhoto] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT \(Self.photoColumns) FROM photos WHERE user_id = ? ORDER BY created_at, name
+                SELECT \(Self.photoColumns) FROM photos WHERE user_id = ? AND trashed_post_id IS NULL
+                ORDER BY created_at, name
                 """, arguments: [userID]).map(Self.photo)
         }
     }
@@ -66,6 +69,7 @@ extension BlogStore {
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let found = try Row.fetchAll(db, sql: """
             SELECT \(photoColumns) FROM photos WHERE name IN (\(marks)) AND user_id = ? AND post_id IS NULL
+                  AND trashed_post_id IS NULL
             """, arguments: StatementArguments(names) + StatementArguments([userID])).map(photo)
         let byName = Dictionary(found.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         return try names.map { name in

@@ -46,6 +46,9 @@ public final class BlogStore: BlogStorage {
                 // GRDB picks NORMAL for WAL; NORMAL may lose the last commits
                 // on power loss, which would break the promise of an OK reply.
                 try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+                // A purged post's text (and a deleted one's) is overwritten
+                // where it lay, not left in free pages of the file.
+                try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA secure_delete = ON") }
                 try Schema.migrator(layout: layout).migrate(pool)
             }
         } catch {

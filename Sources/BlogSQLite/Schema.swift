@@ -164,6 +164,31 @@ enum Schema {
         CREATE INDEX photos_unattached ON photos(created_at) WHERE post_id IS NULL;
         """
 
+    /// The trash: a post its author deletes keeps its row here (and its
+    /// photos their bytes, marked with `trashed_post_id`, on no post) until
+    /// it is restored or purged; `deleted_posts` holds its tombstone all the
+    /// while. Purging deletes the row, and its photos by cascade.
+    static let version11 = """
+        CREATE TABLE trashed_posts (
+            id         INTEGER PRIMARY KEY,
+            user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            title      TEXT    NOT NULL,
+            content    TEXT    NOT NULL,
+            created_at TEXT    NOT NULL,
+            page       INTEGER NOT NULL,
+            weight     INTEGER NOT NULL,
+            updated_at TEXT,
+            latitude   TEXT,
+            longitude  TEXT,
+            photos     TEXT    NOT NULL,
+            trashed_at TEXT    NOT NULL
+        );
+        CREATE INDEX trashed_posts_by_user ON trashed_posts(user_id, trashed_at);
+        CREATE INDEX trashed_posts_by_time ON trashed_posts(trashed_at);
+        ALTER TABLE photos ADD COLUMN trashed_post_id INTEGER REFERENCES trashed_posts(id) ON DELETE CASCADE;
+        CREATE INDEX photos_by_trashed_post ON photos(trashed_post_id);
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -197,6 +222,9 @@ enum Schema {
         }
         migrator.registerMigration("v10-photos") { db in
             try db.execute(sql: version10)
+        }
+        migrator.registerMigration("v11-trash") { db in
+            try db.execute(sql: version11)
         }
         return migrator
     }

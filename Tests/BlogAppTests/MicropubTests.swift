@@ -136,12 +136,30 @@ struct MicropubTests {
         #expect(app.file("alice/\(first).html.gone") != nil)
     }
 
-    @Test func test502And503UndeleteIsRefusedClearly() throws {
-        let id = try id(send(body: "h=entry&content=Gone"))
-        let url = AppFixture.base + "alice/\(id).html"
-        _ = try json(["action": "delete", "url": url])
-        let refused = try json(["action": "undelete", "url": url])
-        #expect(refused.status == .badRequest && refused.text.contains("cannot be undeleted"))
+    /// A deleted post waits in the trash: undelete (micropub.rocks 502
+    /// form-encoded, 503 JSON) brings it back with its id, URL, date and
+    /// text; one not in the user's trash is refused and nothing changes.
+    @Test func test502And503Undelete() throws {
+        let first = try id(send(body: "h=entry&name=One&content=First"))
+        let second = try id(send(body: "h=entry&content=Second&location=geo%3A1.5%2C2.5"))
+        let firstURL = AppFixture.base + "alice/\(first).html"
+        let secondURL = AppFixture.base + "alice/\(second).html"
+        let before = try posts()
+        #expect(try json(["action": "delete", "url": firstURL]).status == .noContent)
+        #expect(send(body: "action=delete&url=" + AppFixture.Browser.encode(secondURL)).status == .noContent)
+        #expect(try posts().isEmpty && app.file("alice/\(first).html") == nil && app.file("alice/\(first).html.gone") != nil)
+
+        #expect(send(body: "action=undelete&url=" + AppFixture.Browser.encode(firstURL)).status == .noContent)
+        #expect(try json(["action": "undelete", "url": secondURL]).status == .noContent)
+        #expect(try posts() == before, "the same ids, dates, text and place")
+        #expect(app.file("alice/\(first).html")?.contains("First") == true && app.file("alice/\(first).html.gone") == nil)
+        #expect(app.file("alice.atom")?.contains("First") == true)
+
+        let again = try json(["action": "undelete", "url": firstURL])
+        #expect(again.status == .badRequest && again.text.contains("invalid_request"), "not in the trash")
+        let other = try json(["action": "undelete", "url": AppFixture.base + "bob/\(first).html"])
+        #expect(other.status == .badRequest)
+        #expect(try posts() == before)
     }
 
     @Test func test600And601Queries() throws {

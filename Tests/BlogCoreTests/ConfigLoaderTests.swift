@@ -297,6 +297,7 @@ struct ConfigLoaderTests {
         "proxy_protocol": "true", "trusted_proxies": #"["10.0.0.0/8"]"#, "login_lease": "60",
         "open_posting": "true", "registration": #""closed""#, "check_pages_at_start": "false",
         "scrypt.log_n": "12", "scrypt.r": "4", "scrypt.p": "2", "page_size": "10", "page_bytes": "4096",
+        "trash_days": "7",
         "login_failures_allowed": "2", "login_failure_window": "20", "login_lockout": "40", "log_level": #""debug""#,
         "https_port": "8443", "tls_certificate": #""/etc/blogd/cert.pem""#, "tls_key": #""/etc/blogd/key.pem""#,
         "http_redirect_https": "true", "web_client": "false",
@@ -332,6 +333,15 @@ struct ConfigLoaderTests {
     /// The repository's own config file holds only known keys.
     @Test func theRepositoryConfigFileHasOnlyKnownKeys() throws {
         #expect(throws: Never.self) { try ConfigLoader.checkKeys(repositoryRoot.appendingPathComponent("config/blogd.json").path) }
+    }
+
+    /// Days in the trash: a key, an environment variable, a range.
+    @Test func trashDays() async throws {
+        #expect(try await load("{}").trashDays == 30)
+        #expect(try await load(#"{"trash_days": 0}"#).serviceSettings.trashDays == 0)
+        #expect(try await load("{}", environment: ["BLOGD_TRASH_DAYS": "90"]).trashDays == 90)
+        #expect(invalidKey(try await loadError(environment: ["BLOGD_TRASH_DAYS": "-1"])) == "trash_days")
+        #expect(invalidKey(try await loadError(#"{"trash_days": 3651}"#)) == "trash_days")
     }
 
     @Test func portNotANumber() async throws {

@@ -31,6 +31,19 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
         try store.removePost(id: id, ofUserID: userID, tombstone: tombstone)
     }
     func deletedPostIDs(ofUserID userID: Int64) throws(StorageError) -> [Int64] { try store.deletedPostIDs(ofUserID: userID) }
+    func trashPost(id: Int64, ofUserID userID: Int64, at date: Date) throws(StorageError) -> PostRecord? {
+        try store.trashPost(id: id, ofUserID: userID, at: date)
+    }
+    func trashedPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [TrashedPost] {
+        try store.trashedPosts(ofUserID: userID, limit: limit)
+    }
+    func restorePost(id: Int64, ofUserID userID: Int64) throws(StorageError) -> PostRecord? {
+        try store.restorePost(id: id, ofUserID: userID)
+    }
+    func purgeTrash(trashedBefore date: Date, limit: Int) throws(StorageError) -> Int {
+        try store.purgeTrash(trashedBefore: date, limit: limit)
+    }
+    func purgeTrashedPost(id: Int64) throws(StorageError) -> Int64? { try store.purgeTrashedPost(id: id) }
     func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
                   at date: Date) throws(StorageError) -> PostRecord? {
         try store.editPost(id: id, ofUserID: userID, title: title, content: content, weight: weight, at: date)

@@ -46,8 +46,10 @@ struct SchemaTests {
 
             #expect(expected.map(\.name) == ["access_tokens", "access_tokens_by_expiry", "access_tokens_by_user",
                                              "deleted_posts", "deleted_posts_by_user", "leases", "login_failures", "photos",
-                                             "photos_by_post", "photos_by_user", "photos_unattached", "posts",
-                                             "posts_by_user", "posts_placed", "users", "users_by_activity"])
+                                             "photos_by_post", "photos_by_trashed_post", "photos_by_user",
+                                             "photos_unattached", "posts", "posts_by_user", "posts_placed",
+                                             "trashed_posts", "trashed_posts_by_time", "trashed_posts_by_user",
+                                             "users", "users_by_activity"])
             #expect(migrated == expected)
         }
     }
@@ -73,6 +75,7 @@ struct SchemaTests {
             #expect(try store.writerPragma("synchronous") == "2", "FULL")
             #expect(try store.writerPragma("journal_mode") == "wal")
             #expect(try store.writerPragma("foreign_keys") == "1")
+            #expect(try store.writerPragma("secure_delete") == "1", "purged text is overwritten")
             #expect(try store.pool.read { try Int.fetchOne($0, sql: "PRAGMA foreign_keys") } == 1)
         }
     }
@@ -95,7 +98,40 @@ struct SchemaTests {
             let store = try BlogStore(path: path)
             defer { try? store.close() }
             let applied = try store.pool.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens", "v10-photos"])
+            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens", "v10-photos", "v11-trash"])
+        }
+    }
+
+    /// A database made before the trash (v10, a post with a photo) is
+    /// brought up to date in place: its post can be trashed and restored
+    /// with its photo.
+    @Test func aDatabaseFromBeforeTheTrashIsUpgraded() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let path = folder.appendingPathComponent("v10.sqlite").path
+            let old = try DatabaseQueue(path: path)
+            try Schema.migrator(layout: PageLayout(pageSize: 50)).migrate(old, upTo: "v10-photos")
+            let photo = PostPhoto(name: String(repeating: "ab", count: 16), width: 4, height: 3, thumbnailWidth: 2,
+                                  thumbnailHeight: 1)
+            try old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO users (id, name, password_hash, created_at) VALUES (1, 'alice', 'h', '2027-01-15 08:00:00.000');
+                    INSERT INTO posts (id, user_id, title, content, created_at, page, weight, photos)
+                        VALUES (5, 1, 't', 'c', '2027-01-15 08:00:00.000', 1, 9, ?);
+                    INSERT INTO photos (name, user_id, post_id, image, thumbnail, width, height, thumbnail_width,
+                                        thumbnail_height, created_at)
+                        VALUES (?, 1, 5, x'FFD8FFD9', x'FFD8FFD9', 4, 3, 2, 1, '2027-01-15 08:00:00.000');
+                    UPDATE users SET post_count = 1, last_post_id = 5, last_post_at = '2027-01-15 08:00:00.000';
+                    """, arguments: [PostPhoto.columnText([photo]), photo.name])
+            }
+            try old.close()
+            let store = try BlogStore(path: path)
+            defer { try? store.close() }
+            let post = try #require(try store.posts(ids: [5]).first)
+            #expect(post.photos == [photo])
+            #expect(try store.trashPost(id: 5, ofUserID: 1, at: Date()) == post)
+            #expect(try store.photoData(name: photo.name) == nil)
+            #expect(try store.restorePost(id: 5, ofUserID: 1) == post)
+            #expect(try store.photoData(name: photo.name)?.image == [0xFF, 0xD8, 0xFF, 0xD9])
         }
     }
 

@@ -92,9 +92,17 @@ public struct Micropub: WebApplication {
             case .deleteRefused: throw .invalidRequest("No such post of yours.")
             case let reply: throw failure(reply)
             }
-        case .undelete:
+        case .undelete(let url):
+            // A deleted post waits in the trash for `trash_days`.
             try require(.delete, token)
-            throw .invalidRequest("blogd does not keep deleted posts: they cannot be undeleted.")
+            let id = try postID(url, of: user)
+            let author = try username(user)
+            switch backend.restore(author, id, Session(peerAddress: request.peerAddress, authenticatedAs: author)) {
+            case .restored: return WebResponse(status: .noContent)
+            case .notInTrash: throw .invalidRequest("No deleted post of yours at that URL is in the trash.")
+            case .refused: throw MicropubError(status: .forbidden, code: "forbidden", description: "You may not post now.")
+            case .failed: throw .unavailable
+            }
         }
     }
 

@@ -79,13 +79,15 @@ enum AppPages {
     }
 
     /// "My posts": the new post form, then the newest posts.
-    static func home(_ viewer: Viewer, posts: [PostHeading], draft: Draft, notice: String?, error: String?) -> [UInt8] {
+    static func home(_ viewer: Viewer, posts: [PostHeading], draft: Draft, notice: String?, error: String?,
+                     trashDays: Int = BlogService.Settings.defaultTrashDays) -> [UInt8] {
         layout("My posts", viewer: viewer) { html in
             message(notice, kind: "notice", &html)
             message(error, kind: "error", &html)
             html.raw("<h2>New post</h2>\n")
             postForm(action: "/app/posts", draft: draft, viewer: viewer, withPlace: true, button: "Publish", &html)
             html.raw("<h2>Published</h2>\n")
+            trashNote(trashDays, &html)
             guard !posts.isEmpty else {
                 html.raw("<p class=\"empty\">No posts yet.</p>\n")
                 return
@@ -101,7 +103,8 @@ enum AppPages {
                 html.raw("</time> <a class=\"edit\" href=\"/app/posts/\(post.id)/edit\">Edit</a> ")
                 html.raw("<form method=\"post\" action=\"/app/posts/\(post.id)/delete\" class=\"inline\">")
                 csrfField(viewer.csrf, &html)
-                html.raw("<button type=\"submit\" class=\"delete\">Delete</button></form></li>\n")
+                html.raw("<button type=\"submit\" class=\"delete\" title=\"\(trashButtonTitle(trashDays))\">")
+                html.raw("Move to trash</button></form></li>\n")
             }
             html.raw("</ul>\n")
         }

@@ -106,6 +106,9 @@ public struct BlogConfig: Sendable, Equatable {
     /// Escaped text (bytes) one page group holds at most; the main page
     /// shows at most that much but for one oversized post.
     public var pageBytes = PageLayout.defaultPageBytes
+    /// Days a post its author deleted stays in the trash, restorable,
+    /// before it is purged.
+    public var trashDays = BlogService.Settings.defaultTrashDays
     /// Failed logins of one user from one address before a lockout.
     public var loginFailuresAllowed = 5
     /// Seconds over which those failures count.
@@ -124,7 +127,8 @@ extension BlogConfig {
         BlogService.Settings(
             openPosting: openPosting, scrypt: scrypt, loginLease: loginLease, pageSize: pageSize, pageBytes: pageBytes,
             loginThrottle: .init(allowedFailures: loginFailuresAllowed, window: loginFailureWindow, lockout: loginLockout),
-            storageDeadline: storageDeadline, registrationOpen: registrationOpen, baseURL: effectiveBaseURL)
+            storageDeadline: storageDeadline, registrationOpen: registrationOpen, baseURL: effectiveBaseURL,
+            trashDays: trashDays)
     }
 
     /// `baseURL`, or `http://HOST[:HTTP_PORT]/` (a wildcard host is

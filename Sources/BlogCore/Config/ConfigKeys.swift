@@ -104,6 +104,7 @@ public enum ConfigKeys {
         Key(name: "scrypt.p", summary: "scrypt parallelism") { "\($0.scrypt.p)" },
         Key(name: "page_size", summary: "posts on a page at most") { "\($0.pageSize)" },
         Key(name: "page_bytes", summary: "bytes of posts on a page at most") { "\($0.pageBytes)" },
+        Key(name: "trash_days", summary: "days a deleted post can be restored before it is purged") { "\($0.trashDays)" },
         Key(name: "login_failures_allowed", summary: "failed logins before a lockout") { "\($0.loginFailuresAllowed)" },
         Key(name: "login_failure_window", summary: "seconds failures are counted over") { "\($0.loginFailureWindow)" },
         Key(name: "login_lockout", summary: "seconds a lockout lasts") { "\($0.loginLockout)" },

@@ -190,6 +190,7 @@ public enum ConfigLoader {
         }
         config.pageSize = try int(reader, "page_size", config.pageSize, 1...10_000)
         config.pageBytes = try int(reader, "page_bytes", config.pageBytes, 1024...(64 << 20))
+        config.trashDays = try int(reader, "trash_days", config.trashDays, 0...3650)
         config.loginFailuresAllowed = try int(reader, "login_failures_allowed", config.loginFailuresAllowed, 1...1_000_000)
         config.loginFailureWindow = try double(reader, "login_failure_window", config.loginFailureWindow, 0...(365 * 86_400))
         config.loginLockout = try double(reader, "login_lockout", config.loginLockout, 0...(365 * 86_400))

@@ -2,7 +2,8 @@ import BlogWire
 import Foundation
 
 /// `posts`, `editpost` and `delpost`: an author's own posts, under the
-/// rule that governs posting (`mayActAs`).
+/// rule that governs posting (`mayActAs`). `delpost` moves a post to the
+/// trash (see `BlogService+Trash`).
 extension BlogService {
     /// Posts a `posts:NAME` lists at most.
     public static let listedPosts = 50
@@ -39,9 +40,13 @@ extension BlogService {
     func deletePost(_ user: Username, _ id: Int64, _ session: Session) -> Reply {
         do {
             guard let owner = try activeUser(user), try mayActAs(user, session) else { return .deleteRefused }
-            guard let removed = try storage.removePost(id: id, ofUserID: owner.id, tombstone: true) else { return .deleteRefused }
-            // Whatever becomes of the pages: a deleted post's photos are
-            // no one's to see (their rows are gone already).
+            // To the trash: gone from every page now, restorable for
+            // `trashDays` (`restorePost`), then purged.
+            guard let removed = try storage.trashPost(id: id, ofUserID: owner.id, at: now().wholeMilliseconds) else {
+                return .deleteRefused
+            }
+            // Whatever becomes of the pages: a trashed post's photos are
+            // no one's to see (their rows wait in the trash).
             defer { photoFiles.remove(removed.photos) }
             try rewritePages(of: owner, after: removed.stub, deleted: true)
             return .deleted

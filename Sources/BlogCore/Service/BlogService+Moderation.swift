@@ -28,14 +28,16 @@ extension BlogService {
         }
     }
 
-    /// Deletes post `id`, whoever wrote it: its page answers 410 Gone, its
-    /// photos' files go, and every page, the feeds and the index are
-    /// rewritten. Returns the post's author.
+    /// Deletes post `id`, whoever wrote it, for good (no trash): its page
+    /// answers 410 Gone, its photos' files go, and every page, the feeds
+    /// and the index are rewritten. A post in the trash is purged at once
+    /// (its pages are gone already). Returns the post's author.
     @discardableResult
     public func moderateDeletePost(id: Int64) throws(ModerationError) -> String {
         try moderating {
             guard let removed = try storage.removePost(id: id, ofUserID: nil, tombstone: true) else {
-                throw ModerationError.noSuchPost(id)
+                guard let author = try storage.purgeTrashedPost(id: id) else { throw ModerationError.noSuchPost(id) }
+                return try storage.user(id: author)?.name ?? "?"
             }
             defer { photoFiles.remove(removed.photos) }
             guard let owner = try storage.user(id: removed.userID) else { return "?" }
@@ -53,8 +55,8 @@ extension BlogService {
         }
     }
 
-    /// Deletes a user, their posts and photos, and every file of their
-    /// blog and photos.
+    /// Deletes a user, their posts (those in the trash too) and photos,
+    /// and every file of their blog and photos.
     public func moderateDeleteUser(_ name: String) throws(ModerationError) {
         try moderating {
             let user = try existing(name)

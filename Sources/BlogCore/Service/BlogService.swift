@@ -31,11 +31,18 @@ public final class BlogService: Sendable {
         public var registrationOpen: Bool
         /// Where the public folder is served, for the feeds' absolute links.
         public var baseURL: String
+        /// Days a post its author deleted stays in the trash before it is
+        /// purged (`purgeTrash`).
+        public var trashDays: Int
+
+        /// Thirty days: a month to notice a mistaken deletion.
+        public static let defaultTrashDays = 30
 
         public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600,
                     pageSize: Int = 50, pageBytes: Int = PageLayout.defaultPageBytes,
                     loginThrottle: LoginThrottle.Policy = .init(), storageDeadline: Double = 3,
-                    registrationOpen: Bool = true, baseURL: String = "http://localhost/") {
+                    registrationOpen: Bool = true, baseURL: String = "http://localhost/",
+                    trashDays: Int = Settings.defaultTrashDays) {
             self.openPosting = openPosting
             self.scrypt = scrypt
             self.loginLease = loginLease
@@ -45,6 +52,7 @@ public final class BlogService: Sendable {
             self.storageDeadline = storageDeadline
             self.registrationOpen = registrationOpen
             self.baseURL = baseURL
+            self.trashDays = trashDays
         }
 
         /// The page layout these settings ask for.
@@ -338,7 +346,8 @@ public final class BlogService: Sendable {
     /// Deletes the login state that counts for nothing any more: expired
     /// leases and access tokens, and stale failed-login records (blogd
     /// does it every minute); and photos uploaded more than a day ago that
-    /// no post took, with their files.
+    /// no post took, with their files; and purges the posts that have been
+    /// in the trash for `trashDays` (`purgeTrash`).
     /// Returns how many failed-login records went.
     @discardableResult
     public func pruneLoginState() throws(StorageError) -> Int {
@@ -350,6 +359,7 @@ public final class BlogService: Sendable {
         try storage.deletePostTokens(before: current - 86_400)
         // A day is far longer than an upload waits for the post that shows it.
         photoFiles.remove(try storage.deletePhotos(unattachedBefore: current - 86_400))
+        try purgeTrash()
         return stale
     }
 

@@ -65,6 +65,21 @@ public struct MeteredStorage: BlogStorage {
     public func deletedPostIDs(ofUserID userID: Int64) throws(StorageError) -> [Int64] {
         try counted(try base.deletedPostIDs(ofUserID: userID))
     }
+    public func trashPost(id: Int64, ofUserID userID: Int64, at date: Date) throws(StorageError) -> PostRecord? {
+        try counted(try base.trashPost(id: id, ofUserID: userID, at: date))
+    }
+    public func trashedPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [TrashedPost] {
+        try counted(try base.trashedPosts(ofUserID: userID, limit: limit))
+    }
+    public func restorePost(id: Int64, ofUserID userID: Int64) throws(StorageError) -> PostRecord? {
+        try counted(try base.restorePost(id: id, ofUserID: userID))
+    }
+    public func purgeTrash(trashedBefore date: Date, limit: Int) throws(StorageError) -> Int {
+        try counted(try base.purgeTrash(trashedBefore: date, limit: limit))
+    }
+    public func purgeTrashedPost(id: Int64) throws(StorageError) -> Int64? {
+        try counted(try base.purgeTrashedPost(id: id))
+    }
     public func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
                          at date: Date) throws(StorageError) -> PostRecord? {
         try counted(try base.editPost(id: id, ofUserID: userID, title: title, content: content, weight: weight, at: date))
