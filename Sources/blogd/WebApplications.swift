@@ -13,7 +13,9 @@ extension Serve {
             storePhoto: { photo, image, thumbnail, user, session in
                 service.storePhoto(photo, image: image, thumbnail: thumbnail, for: user, session: session)
             },
-            storage: store, tokens: AccessTokens(storage: store), registrationOpen: settings.registrationOpen)
+            storage: store, tokens: AccessTokens(storage: store), registrationOpen: settings.registrationOpen,
+            maxTextBytes: settings.maxMessageBytes,
+            setPassword: { user, password in try service.setPassword(user.value, to: password) })
         return ApplicationSet([WebClient(backend: backend), Micropub(backend: backend, baseURL: settings.effectiveBaseURL)])
     }
 }
