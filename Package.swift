@@ -172,7 +172,7 @@ let package = Package(
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),
         .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
         .testTarget(name: "BlogAppTests", dependencies: [
-            "BlogApp", "BlogCore", "BlogWeb", "BlogWire", "BlogServer", "BlogTestSupport",
+            "BlogApp", "BlogCore", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport",
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .testTarget(name: "BlogPhotosTests", dependencies: ["BlogPhotos", "BlogWire", "BlogTestSupport", "CLinux"]),

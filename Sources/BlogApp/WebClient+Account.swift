@@ -70,7 +70,8 @@ extension WebClient {
         }
     }
 
-    private func startSession(_ user: Username, _ request: WebRequest) -> WebResponse {
+    /// A new session for this browser, then on to `location`.
+    func startSession(_ user: Username, _ request: WebRequest, then location: String = "/app/") -> WebResponse {
         do {
             guard let record = try backend.storage.user(named: user.value) else {
                 return accountForm(register: false, request: request, error: "No such user.", status: .unauthorized)
@@ -82,7 +83,7 @@ extension WebClient {
                                                                           maxAge: sessionLifetime)))
             headers.append(HTTPField(name: .setCookie, value: Cookies.set(Self.formCookie(request), "", secure: request.secure,
                                                                           maxAge: 0, sameSite: "Strict")))
-            return .redirect("/app/", extra: headers)
+            return .redirect(location, extra: headers)
         } catch {
             return .page(AppPages.failure("The database did not answer; try again in a moment.", viewer: nil),
                          status: .serviceUnavailable)

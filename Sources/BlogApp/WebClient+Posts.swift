@@ -21,6 +21,7 @@ extension WebClient {
     }
 
     func create(_ signedIn: SignedIn, _ request: WebRequest) -> WebResponse {
+        if request.discardedBodyBytes > 0 { return photoTooLarge(signedIn, request) }
         // With a photo the form comes as multipart.
         let form: FormData
         var photo: MultipartForm.Part?
@@ -38,8 +39,8 @@ extension WebClient {
         let draft = AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "",
                                    latitude: form["latitude"] ?? "", longitude: form["longitude"] ?? "")
         guard let user = signedIn.username else { return Self.unavailable(signedIn) }
-        guard case .success(let (title, content, typedPlace)) = Self.validated(draft, withPlace: true) else {
-            if case .failure(let error) = Self.validated(draft, withPlace: true) {
+        guard case .success(let (title, content, typedPlace)) = validated(draft, withPlace: true) else {
+            if case .failure(let error) = validated(draft, withPlace: true) {
                 return home(signedIn, draft: draft, error: error.text, status: .badRequest)
             }
             return Self.unavailable(signedIn)
@@ -67,6 +68,22 @@ extension WebClient {
         }
     }
 
+    /// A photo over the limit, read to its end and dropped: the form again
+    /// with what was typed (the fields before the photo, as browsers send
+    /// them), the limit named. The dropped bytes are charged to the
+    /// address's upload budget, a photo limit's worth an upload.
+    func photoTooLarge(_ signedIn: SignedIn, _ request: WebRequest) -> WebResponse {
+        let limit = backend.photoLimits.maxBytes
+        backend.uploads.charge((request.discardedBodyBytes + limit - 1) / limit, for: request.peerAddress)
+        let parts = try? MultipartForm(body: request.body, contentType: request.headers[.contentType] ?? "", cutShort: true)
+        let form = FormData(fields: parts?.textFields ?? [])
+        guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
+        let draft = form.hasInvalidText ? AppPages.Draft()
+            : AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "",
+                             latitude: form["latitude"] ?? "", longitude: form["longitude"] ?? "")
+        return home(signedIn, draft: draft, error: tooLargePhoto, status: .contentTooLarge)
+    }
+
     func showEdit(_ signedIn: SignedIn, id: Int64) -> WebResponse {
         do {
             guard let post = try backend.storage.posts(ids: [id]).first, post.userID == signedIn.user.id else {
@@ -91,7 +108,7 @@ extension WebClient {
             .page(AppPages.edit(signedIn.viewer, id: id, draft: draft, error: error), status: status)
         }
         let title: String, content: String
-        switch Self.validated(draft, withPlace: false) {
+        switch validated(draft, withPlace: false) {
         case .failure(let error): return again(error.text, .badRequest)
         case .success(let fields): (title, content) = (fields.0, fields.1)
         }
@@ -119,13 +136,14 @@ extension WebClient {
         backend.perform(request, photos, Session(peerAddress: web.peerAddress, authenticatedAs: user)).reply
     }
 
-    /// The title, text and place of a form, by the protocol's rules.
-    static func validated(_ draft: AppPages.Draft, withPlace: Bool) -> Result<(String, String, Place?), FormProblem> {
+    /// The title, text and place of a form, by the protocol's rules, the
+    /// text within the configured `max_message_bytes` (as Micropub holds it).
+    func validated(_ draft: AppPages.Draft, withPlace: Bool) -> Result<(String, String, Place?), FormProblem> {
         do {
             let title = try FieldRules.title(draft.title)
             let content = try FieldRules.content(draft.content)
-            guard content.utf8.count <= Frame.defaultMaxMessageBytes else {
-                return .failure(FormProblem("The text is longer than \(Frame.defaultMaxMessageBytes / 1024) KiB."))
+            guard content.utf8.count <= backend.maxTextBytes else {
+                return .failure(FormProblem("The text is longer than \(WebRefusal.size(backend.maxTextBytes))."))
             }
             var place: Place?
             if withPlace {
@@ -137,7 +155,7 @@ extension WebClient {
             }
             return .success((title, content, place))
         } catch {
-            return .failure(FormProblem(explain(error)))
+            return .failure(FormProblem(Self.explain(error)))
         }
     }
 

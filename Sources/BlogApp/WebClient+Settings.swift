@@ -2,16 +2,18 @@ import BlogCore
 import BlogWeb
 import HTTPTypes
 
-/// The settings page: the user's Micropub tokens, made and revoked.
+/// The settings page: the user's Micropub tokens, made and revoked; the
+/// sessions; the password.
 extension WebClient {
     /// Scopes a token may be given here, as Micropub names them.
     static let offeredScopes = AccessTokens.Scope.allCases.map(\.rawValue)
 
-    func settings(_ signedIn: SignedIn, newSecret: String?, error: String?, status: HTTPResponse.Status = .ok) -> WebResponse {
+    func settings(_ signedIn: SignedIn, newSecret: String?, error: String?, notice: String? = nil,
+                  status: HTTPResponse.Status = .ok) -> WebResponse {
         do {
             let tokens = try backend.tokens.list(ofUserID: signedIn.user.id).filter { $0.kind == .bearer }
-            return .page(AppPages.settings(signedIn.viewer, tokens: tokens, newSecret: newSecret, error: error,
-                                           scopes: Self.offeredScopes), status: status)
+            return .page(AppPages.settings(signedIn.viewer, tokens: tokens, newSecret: newSecret, error: error, notice: notice,
+                                           scopes: Self.offeredScopes, passwordForm: backend.setPassword != nil), status: status)
         } catch {
             return Self.unavailable(signedIn)
         }
@@ -44,8 +46,10 @@ extension WebClient {
 }
 
 extension AppPages {
-    static func settings(_ viewer: Viewer, tokens: [AccessToken], newSecret: String?, error: String?, scopes: [String]) -> [UInt8] {
+    static func settings(_ viewer: Viewer, tokens: [AccessToken], newSecret: String?, error: String?, notice: String?,
+                         scopes: [String], passwordForm: Bool) -> [UInt8] {
         layout("Settings", viewer: viewer) { html in
+            message(notice, kind: "notice", &html)
             message(error, kind: "error", &html)
             html.raw("<h2>Micropub tokens</h2>\n<p>Apps that speak Micropub post with a token: endpoint <code>/micropub</code>.</p>\n")
             if let newSecret {
@@ -82,6 +86,22 @@ extension AppPages {
             html.raw("<form method=\"post\" action=\"/app/settings/sessions\" class=\"app-form\">")
             csrfField(viewer.csrf, &html)
             html.raw("<button type=\"submit\" id=\"log-out-everywhere\">Log out everywhere</button></form>\n")
+            if passwordForm { passwordFields(viewer, &html) }
         }
+    }
+
+    /// The change of password: the old one, the new one twice.
+    static func passwordFields(_ viewer: Viewer, _ html: inout HTML) {
+        html.raw("<h2>Password</h2>\n<p>A new password ends every other session of yours and every login on the blog port; ")
+        html.raw("Micropub tokens stay (revoke them above).</p>\n")
+        html.raw("<form method=\"post\" action=\"/app/settings/password\" class=\"app-form\">")
+        csrfField(viewer.csrf, &html)
+        html.raw("<input type=\"text\" name=\"name\" autocomplete=\"username\" value=\"")
+        html.text(viewer.name)
+        html.raw("\" hidden>")
+        html.raw("<label for=\"old-password\">Old password</label><input id=\"old-password\" name=\"old_password\" type=\"password\" required autocomplete=\"current-password\">")
+        html.raw("<label for=\"new-password\">New password</label><input id=\"new-password\" name=\"new_password\" type=\"password\" required autocomplete=\"new-password\">")
+        html.raw("<label for=\"new-password-again\">New password again</label><input id=\"new-password-again\" name=\"new_password_again\" type=\"password\" required autocomplete=\"new-password\">")
+        html.raw("<button type=\"submit\" id=\"change-password\">Change password</button></form>\n")
     }
 }

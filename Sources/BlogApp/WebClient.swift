@@ -45,13 +45,25 @@ public struct WebClient: WebApplication {
         /// Days a deleted post stays in the trash (`trash_days`), as the
         /// pages tell it.
         public var trashDays: Int
+        /// The longest text of a post, in bytes: the configured
+        /// `max_message_bytes`, the blog port's own bound, so that a post
+        /// made here could have been sent there.
+        public var maxTextBytes: Int
+        /// Sets a user's password and ends their other ways in
+        /// (`BlogService.setPassword`); nil: the settings page offers no
+        /// change of password.
+        public var setPassword: (@Sendable (Username, String) throws -> Void)?
 
         public init(perform: @escaping @Sendable (Request, [String], Session) -> Outcome,
                     storePhoto: @escaping @Sendable (PostPhoto, [UInt8], [UInt8], Username, Session) -> Reply,
                     storage: any BlogStorage, tokens: AccessTokens, registrationOpen: Bool = true,
                     uploads: UploadBudget = UploadBudget(), photoLimits: PhotoLimits = PhotoLimits(),
                     restore: @escaping @Sendable (Username, Int64, Session) -> BlogService.RestoreOutcome = { _, _, _ in .failed },
-                    trashDays: Int = BlogService.Settings.defaultTrashDays) {
+                    trashDays: Int = BlogService.Settings.defaultTrashDays,
+                    maxTextBytes: Int = Frame.defaultMaxMessageBytes,
+                    setPassword: (@Sendable (Username, String) throws -> Void)? = nil) {
+            self.maxTextBytes = maxTextBytes
+            self.setPassword = setPassword
             self.perform = perform
             self.storePhoto = storePhoto
             self.storage = storage
@@ -83,27 +95,67 @@ public struct WebClient: WebApplication {
     static func formCookie(_ request: WebRequest) -> String {
         request.secure ? "__Host-blogd_form" : "blogd_form"
     }
-    /// A form holds one post of the protocol's largest message, which
-    /// percent-encoding may triple.
-    static let maxBody = 3 * Frame.defaultMaxMessageBytes + 4096
+    /// A form holds one post's text, which percent-encoding may triple.
+    var maxBody: Int { 3 * backend.maxTextBytes + 4096 }
 
     public func handles(path: String) -> Bool {
         path == "/app" || path.hasPrefix("/app/")
     }
 
-    /// The post form may carry one photo.
-    /// A large upload over its address's budget is refused unread.
+    /// A large upload over its address's budget is refused unread, with a
+    /// page that says so.
     public func refusal(beforeReading request: WebRequest) -> WebResponse? {
-        request.path == "/app/posts" ? PhotoUploads.charge(request, backend.uploads) : nil
+        guard request.path == "/app/posts", let refused = PhotoUploads.charge(request, backend.uploads) else { return nil }
+        return .page(AppPages.failure(String(decoding: refused.body, as: UTF8.self), viewer: nil), status: refused.status,
+                     extra: [.retryAfter: refused.headers[.retryAfter] ?? "60"])
     }
 
-    /// Logins and registrations wait for scrypt.
+    /// The post form with a photo: multipart.
+    static func isUpload(_ request: WebRequest) -> Bool {
+        request.path == "/app/posts" && request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true
+    }
+
+    /// The post form may carry one photo; other forms only text.
+    public func bodyLimit(for request: WebRequest) -> Int {
+        Self.isUpload(request) ? backend.photoLimits.maxBytes + maxBody : maxBody
+    }
+
+    /// A photo over the limit is read to its end (up to three times the
+    /// limit more) and dropped, so that the browser shows the page that
+    /// says so, with the form as it was typed; a larger body is refused
+    /// on its head.
+    public func discardLimit(for request: WebRequest) -> Int {
+        Self.isUpload(request) ? Self.discardFactor * backend.photoLimits.maxBytes : 0
+    }
+
+    /// Photo limits past which an upload is no longer read to its end.
+    static let discardFactor = 3
+
+    /// The server's own refusals as a page of the client, the limit named,
+    /// with a way back. No session is looked up: this runs on an event loop.
+    public func answer(_ refusal: WebRefusal, to request: WebRequest) -> WebResponse {
+        let text = switch refusal {
+        case .tooLarge where Self.isUpload(request): tooLargePhoto
+        case .tooLarge: "The form is larger than \(WebRefusal.size(maxBody)): the text of a post is at most \(WebRefusal.size(backend.maxTextBytes)). Nothing was changed."
+        default: refusal.text
+        }
+        var extra: HTTPFields = [:]
+        if let seconds = refusal.retryAfter { extra[.retryAfter] = String(seconds) }
+        return .page(AppPages.failure(text, viewer: nil), status: refusal.status, extra: extra)
+    }
+
+    var tooLargePhoto: String {
+        "The photo is too large: a photo may be at most \(WebRefusal.size(backend.photoLimits.maxBytes)). Nothing was published."
+    }
+
+    /// Logins, registrations and changes of password wait for scrypt.
     public func waitsForPasswordHash(_ request: WebRequest) -> Bool {
-        request.method == .post && (request.path == "/app/login" || request.path == "/app/register")
+        request.method == .post
+            && (request.path == "/app/login" || request.path == "/app/register" || request.path == "/app/settings/password")
     }
 
     public func bodyLimit(path: String) -> Int {
-        path == "/app/posts" ? backend.photoLimits.maxBytes + Self.maxBody : Self.maxBody
+        path == "/app/posts" ? backend.photoLimits.maxBytes + maxBody : maxBody
     }
 
     public func respond(to request: WebRequest) -> WebResponse {
@@ -153,13 +205,16 @@ public struct WebClient: WebApplication {
             return restore(signedIn, id: id, request)
         case .settings:
             guard let signedIn else { return .redirect("/app/login") }
-            return settings(signedIn, newSecret: nil, error: nil)
+            return settings(signedIn, newSecret: nil, error: nil, notice: Self.notice(request.query))
         case .issueToken:
             guard let signedIn else { return .redirect("/app/login") }
             return issueToken(signedIn, request)
         case .revokeToken(let id):
             guard let signedIn else { return .redirect("/app/login") }
             return revokeToken(signedIn, id: id, request)
+        case .changePassword:
+            guard let signedIn else { return .redirect("/app/login") }
+            return changePassword(signedIn, request)
         case .endSessions:
             guard let signedIn else { return .redirect("/app/login") }
             return logout(signedIn, request, everywhere: true)
@@ -188,6 +243,7 @@ public struct WebClient: WebApplication {
         case "edited": "Saved."
         case "deleted": "Moved to the trash."
         case "restored": "Restored."
+        case "password": "Password changed. Every other session and every login on the blog port has ended; Micropub tokens stay."
         default: nil
         }
     }

@@ -83,4 +83,18 @@ extension PostgresStore {
             """) { try $0.decode(Int64.self) }
         guard !changed.isEmpty else { throw .unknownUser }
     }
+
+    /// Sets the password hash, and ends the user's leases and web sessions:
+    /// one statement, so one commit (PostgreSQL runs every data-changing
+    /// `WITH` part, whether the outer query reads it or not).
+    public func updatePassword(userID: Int64, passwordHash: String) throws(StorageError) {
+        let session = AccessToken.Kind.session.rawValue
+        let changed = try rows("""
+            WITH changed AS (UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userID) RETURNING id, lower(name) AS user_key),
+                 leases_ended AS (DELETE FROM leases WHERE user_key IN (SELECT user_key FROM changed)),
+                 sessions_ended AS (DELETE FROM access_tokens WHERE user_id IN (SELECT id FROM changed) AND kind = \(session))
+            SELECT id FROM changed
+            """) { try $0.decode(Int64.self) }
+        guard !changed.isEmpty else { throw .unknownUser }
+    }
 }

@@ -154,6 +154,23 @@ public final class BlogStore: BlogStorage {
         }
     }
 
+    /// Sets the password hash, and ends the user's leases and web sessions
+    /// in the same commit.
+    public func updatePassword(userID: Int64, passwordHash: String) throws(StorageError) {
+        try gate.pass { () throws(StorageError) in
+            try write { db in
+                guard let name = try String.fetchOne(db, sql: "SELECT name FROM users WHERE id = ?", arguments: [userID]) else {
+                    throw StorageError.unknownUser
+                }
+                try db.execute(sql: "UPDATE users SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userID])
+                // Leases are keyed by the name's lower-case form (`Username.key`).
+                try db.execute(sql: "DELETE FROM leases WHERE user_key = ?", arguments: [name.lowercased()])
+                try db.execute(sql: "DELETE FROM access_tokens WHERE user_id = ? AND kind = ?",
+                               arguments: [userID, AccessToken.Kind.session.rawValue])
+            }
+        }
+    }
+
     /// The user of that name, compared regardless of case.
     public func user(named name: String) throws(StorageError) -> UserRecord? {
         try read { db in

@@ -153,14 +153,6 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
     private func begin(_ head: HTTPRequestHead, _ application: ApplicationRunner, context: ChannelHandlerContext) {
         let request = Request(head)
         closeAfterResponse = closeAfterResponse || !head.isKeepAlive
-        let limit = application.application.bodyLimit(path: request.path)
-        let declared = head.headers.first(name: "content-length").flatMap { Int($0) }
-        if let declared, declared > limit {
-            // Its body is never read: the connection cannot go on.
-            closeAfterResponse = true
-            send(PublicFolderHandler.Reply(status: .contentTooLarge, text: "The request is too large."), to: request, context: context)
-            return
-        }
         let peer = context.channel.remoteAddress?.ipAddress ?? "-"
         var fields = HTTPFields()
         for (name, value) in head.headers {
@@ -170,6 +162,15 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
         let web = WebRequest(method: request.method, path: request.path, query: query, headers: fields,
                              peerAddress: peer, secure: secure)
+        let limit = application.application.bodyLimit(for: web)
+        let discard = max(0, application.application.discardLimit(for: web))
+        let declared = head.headers.first(name: "content-length").flatMap { Int($0) }
+        if let declared, declared > limit + discard {
+            // Its body is never read: the connection cannot go on.
+            closeAfterResponse = true
+            send(refusal(.tooLarge(limit: limit), web, application), to: request, context: context)
+            return
+        }
         if let refused = application.application.refusal(beforeReading: web) {
             // Its body is never read: the connection cannot go on. Held for
             // a moment first, as the blog port holds err:BUSY: a flood that
@@ -185,32 +186,40 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         }
         // Room is taken as the bytes come, not as declared: a client that
         // announces a large body and sends none holds nothing.
-        upload = Upload(request: request, limit: limit, reserved: 0, web: web)
+        upload = Upload(request: request, limit: limit, discard: discard, reserved: 0, web: web)
+    }
+
+    /// The application's words for a refusal of the server's own.
+    private func refusal(_ reason: WebRefusal, _ web: WebRequest, _ application: ApplicationRunner) -> PublicFolderHandler.Reply {
+        PublicFolderHandler.Reply(application.application.answer(reason, to: web), withBody: web.method != .head)
     }
 
     /// One part of an application request's body; a body over the limit
-    /// is refused as soon as it is, and the rest is not read.
+    /// (and what may be dropped past it) is refused as soon as it is, and
+    /// the rest is not read. Bytes past the limit are counted, not kept.
     private func read(_ part: ByteBuffer, context: ChannelHandlerContext) {
         guard var current = upload, let application else { return }
         upload = nil
-        let size = current.web.body.count + part.readableBytes
-        guard size <= current.limit else {
+        let kept = current.web.body.count
+        let incoming = part.readableBytes
+        guard kept + current.web.discardedBodyBytes + incoming <= current.limit + current.discard else {
             application.bodies.release(current.reserved, for: current.web.peerAddress)
             closeAfterResponse = true
-            send(PublicFolderHandler.Reply(status: .contentTooLarge, text: "The request is too large."), to: current.request, context: context)
+            send(refusal(.tooLarge(limit: current.limit), current.web, application), to: current.request, context: context)
             return
         }
-        if size > current.reserved {
-            guard application.bodies.reserve(size - current.reserved, for: current.web.peerAddress) else {
+        let taken = min(incoming, max(0, current.limit - kept))
+        if kept + taken > current.reserved {
+            guard application.bodies.reserve(kept + taken - current.reserved, for: current.web.peerAddress) else {
                 application.bodies.release(current.reserved, for: current.web.peerAddress)
                 closeAfterResponse = true
-                send(PublicFolderHandler.Reply(status: .serviceUnavailable, text: "Too many uploads at once: try again in a moment.",
-                                               extra: [.retryAfter: "5"]), to: current.request, context: context)
+                send(refusal(.tooManyBodies, current.web, application), to: current.request, context: context)
                 return
             }
-            current.reserved = size
+            current.reserved = kept + taken
         }
-        current.web.body.append(contentsOf: part.readableBytesView)
+        current.web.body.append(contentsOf: part.readableBytesView.prefix(taken))
+        current.web.discardedBodyBytes += incoming - taken
         upload = current
     }
 
@@ -218,8 +227,7 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         guard let application else { return }
         guard let answer = application.run(upload.web, on: context.eventLoop) else {
             application.bodies.release(upload.reserved, for: upload.web.peerAddress)
-            send(PublicFolderHandler.Reply(status: .serviceUnavailable, text: "Too busy: try again in a moment.",
-                                           extra: [.retryAfter: "1"]), to: upload.request, context: context)
+            send(refusal(.busy, upload.web, application), to: upload.request, context: context)
             return
         }
         pending.enter()
@@ -234,7 +242,7 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
             let reply: PublicFolderHandler.Reply
             switch result {
             case .success(let response): reply = PublicFolderHandler.Reply(response, withBody: method != .head)
-            case .failure: reply = PublicFolderHandler.Reply(status: .serviceUnavailable, text: "The server is stopping.")
+            case .failure: reply = handler.refusal(.stopping, upload.web, application)
             }
             guard reply.status == .tooManyRequests else {
                 handler.send(reply, to: upload.request, context: context)
@@ -263,7 +271,10 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
     /// An application request being read.
     private struct Upload {
         var request: Request
+        /// Body bytes kept at most.
         var limit: Int
+        /// Bytes past `limit` read and dropped at most.
+        var discard: Int
         /// Bytes taken from the runner's `BodyBudget` for it.
         var reserved: Int
         var web: WebRequest

@@ -8,7 +8,7 @@ import Logging
 // user's page lock, which the server takes as well.
 
 /// Opens the service the way `serve` would, runs `body`, closes.
-private func moderate(_ data: DataOptions, _ label: String, _ body: (BlogService) throws(BlogService.ModerationError) -> String) async throws {
+func moderate(_ data: DataOptions, _ label: String, _ body: (BlogService) throws(BlogService.ModerationError) -> String) async throws {
     let settings = try await data.load()
     bootstrapLogging(settings)
     let (store, service) = try openService(settings, logger: Logger(label: "blogd.\(label)"))

@@ -15,7 +15,9 @@ extension Serve {
             },
             storage: store, tokens: AccessTokens(storage: store), registrationOpen: settings.registrationOpen,
             restore: { user, id, session in service.restorePost(user, id: id, session: session) },
-            trashDays: settings.trashDays)
+            trashDays: settings.trashDays,
+            maxTextBytes: settings.maxMessageBytes,
+            setPassword: { user, password in try service.setPassword(user.value, to: password) })
         return ApplicationSet([WebClient(backend: backend), Micropub(backend: backend, baseURL: settings.effectiveBaseURL)])
     }
 }

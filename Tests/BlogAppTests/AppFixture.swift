@@ -18,7 +18,7 @@ final class AppFixture: @unchecked Sendable {
     static let base = "https://blog.example/"
 
     init(registrationOpen: Bool = true, uploads: UploadBudget = UploadBudget(perMinute: 1000, burst: 1000, concurrent: 4),
-         configure: (inout BlogServer.Options) -> Void = { _ in }) throws {
+         maxTextBytes: Int = Frame.defaultMaxMessageBytes, configure: (inout BlogServer.Options) -> Void = { _ in }) throws {
         blog = try TestBlog(settings: .init(scrypt: .testing, registrationOpen: registrationOpen, baseURL: Self.base),
                             configure: configure)
         let clock = blog.clock
@@ -29,7 +29,8 @@ final class AppFixture: @unchecked Sendable {
             perform: { server.perform($0, photos: $1, session: $2) },
             storePhoto: { service.storePhoto($0, image: $1, thumbnail: $2, for: $3, session: $4) },
             storage: blog.store, tokens: tokens, registrationOpen: registrationOpen, uploads: uploads,
-            restore: { service.restorePost($0, id: $1, session: $2) })
+            restore: { service.restorePost($0, id: $1, session: $2) },
+            maxTextBytes: maxTextBytes, setPassword: { try service.setPassword($0.value, to: $1) })
         client = WebClient(backend: backend)
         micropub = Micropub(backend: backend, baseURL: Self.base)
     }

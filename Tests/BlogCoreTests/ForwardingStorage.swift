@@ -51,6 +51,9 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError) {
         try store.setSuspended(userID: userID, suspended, at: date)
     }
+    func updatePassword(userID: Int64, passwordHash: String) throws(StorageError) {
+        try store.updatePassword(userID: userID, passwordHash: passwordHash)
+    }
     func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
         try store.pageGroups(ofUserID: userID, limit: limit)
     }

@@ -27,7 +27,10 @@ public struct MultipartForm: Sendable {
     public static let maxParts = 32
     public static let maxHeaderBytes = 8 * 1024
 
-    public init(body: [UInt8], contentType: String) throws(Failure) {
+    /// With `cutShort`, the body is known to end early (the server kept
+    /// only its first bytes): the parts whole before the cut are read,
+    /// the one it cuts is left out.
+    public init(body: [UInt8], contentType: String, cutShort: Bool = false) throws(Failure) {
         guard let boundary = Self.boundary(of: contentType) else { throw .noBoundary }
         let delimiter = Array("--\(boundary)".utf8)
         // The first delimiter may come without the CRLF before it.
@@ -37,9 +40,13 @@ public struct MultipartForm: Sendable {
         while true {
             // "--" after a delimiter ends the body.
             if body.count >= start + 2, body[start] == UInt8(ascii: "-"), body[start + 1] == UInt8(ascii: "-") { return }
+            if cutShort, body.count < start + 2 { return }
             guard body.count >= start + 2, body[start] == 0x0D, body[start + 1] == 0x0A else { throw .malformed }
             start += 2
-            guard let end = Self.find(next, in: body, from: start) else { throw .malformed }
+            guard let end = Self.find(next, in: body, from: start) else {
+                if cutShort { return }
+                throw .malformed
+            }
             guard parts.count < Self.maxParts else { throw .tooManyParts }
             parts.append(try Self.part(body[start..<end]))
             start = end + next.count

@@ -28,17 +28,49 @@ public struct Micropub: WebApplication {
     public static let path = "/micropub"
     /// The media endpoint: one photo a request, its URL back.
     public static let mediaPath = "/micropub/media"
-    /// A post's JSON, with room for escapes: its text is at most 64 KiB.
+    /// A form or JSON body at most (1 MiB, as documented): a post's text,
+    /// with room for escapes. More when `max_message_bytes` allows a text
+    /// whose escapes need more.
     static let maxBody = 1 << 20
+    /// Room in a multipart body for what is not the photo: the token,
+    /// names, headers of the parts.
+    static let multipartRoom = 64 * 1024
 
     public func handles(path: String) -> Bool { path == Self.path || path == Self.mediaPath }
 
-    /// A multipart post may carry one photo; more go to the media endpoint.
-    public func bodyLimit(path: String) -> Int { backend.photoLimits.maxBytes + Self.maxBody }
+    /// A form or JSON body: its text, percent-encoded or escaped, within
+    /// the larger of 1 MiB and three times the text limit.
+    var formLimit: Int { max(Self.maxBody, 3 * backend.maxTextBytes + 4096) }
+
+    public func bodyLimit(path: String) -> Int {
+        max(formLimit, backend.photoLimits.maxBytes + backend.maxTextBytes + Self.multipartRoom)
+    }
+
+    /// A form or JSON body is held to `formLimit`; a multipart one may
+    /// carry one photo (more go to the media endpoint), the media
+    /// endpoint's only the photo.
+    public func bodyLimit(for request: WebRequest) -> Int {
+        guard request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true else {
+            return request.path == Self.mediaPath ? Self.multipartRoom : formLimit
+        }
+        let photo = backend.photoLimits.maxBytes + Self.multipartRoom
+        return request.path == Self.mediaPath ? photo : photo + backend.maxTextBytes
+    }
+
+    /// The web server's own refusals as Micropub errors (section 3.8).
+    public func answer(_ refusal: WebRefusal, to request: WebRequest) -> WebResponse {
+        var response = MicropubError(refusal).response
+        if let seconds = refusal.retryAfter { response.headers[.retryAfter] = String(seconds) }
+        return response
+    }
 
     /// A large upload over its address's budget is refused unread.
     public func refusal(beforeReading request: WebRequest) -> WebResponse? {
-        PhotoUploads.charge(request, backend.uploads)
+        guard let refused = PhotoUploads.charge(request, backend.uploads) else { return nil }
+        var response = MicropubError(status: refused.status, code: "too_many_requests",
+                                     description: String(decoding: refused.body, as: UTF8.self)).response
+        response.headers[.retryAfter] = refused.headers[.retryAfter]
+        return response
     }
 
     public func respond(to request: WebRequest) -> WebResponse {
@@ -86,7 +118,7 @@ public struct Micropub: WebApplication {
             return try self.update(url, update, user, request)
         case .delete(let url):
             try require(.delete, token)
-            let id = try postID(url, of: user)
+            let id = try stored(try postID(url, of: user), of: user).id
             switch perform(.deletePost(user: try username(user), id: id), user, request) {
             case .deleted: return WebResponse(status: .noContent)
             case .deleteRefused: throw .invalidRequest("No such post of yours.")
@@ -111,7 +143,7 @@ public struct Micropub: WebApplication {
         let content = entry.content ?? ""
         let name = entry.name.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 } ?? Self.title(from: content)
         guard let name else { throw .invalidRequest("A post needs a name or content.") }
-        let (title, text) = try Self.checked(title: name, content: content)
+        let (title, text) = try checked(title: name, content: content)
         var place: Place?
         if let location = entry.location {
             do {
@@ -153,7 +185,7 @@ public struct Micropub: WebApplication {
         if let values = update.removeValues["content"], values.contains(content) { content = "" }
         guard let name = title ?? Self.title(from: content) else { throw .invalidRequest("A post needs a name or content.") }
         guard name != post.title || content != post.content else { return WebResponse(status: .noContent) }
-        let (newTitle, newContent) = try Self.checked(title: name, content: content)
+        let (newTitle, newContent) = try checked(title: name, content: content)
         switch perform(.editPost(user: try username(user), id: id, title: newTitle, content: newContent), user, request) {
         case .edited: return WebResponse(status: .noContent)
         case .editRefused: throw .invalidRequest("No such post of yours.")
@@ -249,9 +281,7 @@ public struct Micropub: WebApplication {
     /// `access_token`, never both (805).
     private func authorize(_ request: WebRequest, bodyToken: String?) throws(MicropubError) -> (UserRecord, AccessToken) {
         let header = request.headers[.authorization].flatMap(Self.bearer)
-        if request.headers[.authorization] != nil, header == nil {
-            throw .invalidRequest("Authorization is not a Bearer token.")
-        }
+        if request.headers[.authorization] != nil, header == nil { throw .notBearer }
         if header != nil, bodyToken != nil { throw .invalidRequest("Send the token once: in the header or the body.") }
         guard let secret = header ?? bodyToken, !secret.isEmpty else { throw .unauthorized }
         do {
@@ -293,7 +323,8 @@ public struct Micropub: WebApplication {
         } catch {
             throw .unavailable
         }
-        guard let found, found.userID == user.id else { throw .invalidRequest("No such post of yours.") }
+        guard let found else { throw .invalidRequest("No such post.") }
+        guard found.userID == user.id else { throw .notYours }
         return found
     }
 
@@ -302,14 +333,14 @@ public struct Micropub: WebApplication {
     }
 
     /// The id of the post at `url` (`.../NAME/ID.html`), which must be the
-    /// user's.
+    /// user's: a post of another user's blog is `403 forbidden`.
     private func postID(_ url: String, of user: UserRecord) throws(MicropubError) -> Int64 {
         let path = url.split(separator: "?").first.map(String.init) ?? url
         let parts = path.split(separator: "/")
         guard parts.count >= 2, let last = parts.last, last.hasSuffix(".html"),
-              let id = Int64(last.dropLast(5)), id > 0,
-              parts[parts.count - 2].lowercased() == user.name.lowercased()
-        else { throw .invalidRequest("That is not the URL of a post of yours.") }
+              let id = Int64(last.dropLast(5)), id > 0
+        else { throw .invalidRequest("That is not the URL of a post.") }
+        guard parts[parts.count - 2].lowercased() == user.name.lowercased() else { throw .notYours }
         return id
     }
 
@@ -322,17 +353,18 @@ public struct Micropub: WebApplication {
         }
     }
 
-    /// A title and text by the protocol's rules, the text within 64 KiB:
-    /// the same on create and on update.
-    static func checked(title: String, content: String) throws(MicropubError) -> (String, String) {
+    /// A title and text by the protocol's rules, the text within the
+    /// configured `max_message_bytes`, as the web client holds it: the
+    /// same on create and on update.
+    func checked(title: String, content: String) throws(MicropubError) -> (String, String) {
         let checked: (String, String)
         do {
             checked = (try FieldRules.title(title), try FieldRules.content(content))
         } catch {
             throw .invalidRequest(WebClient.explain(error))
         }
-        guard checked.1.utf8.count <= Frame.defaultMaxMessageBytes else {
-            throw .invalidRequest("content is longer than \(Frame.defaultMaxMessageBytes / 1024) KiB.")
+        guard checked.1.utf8.count <= backend.maxTextBytes else {
+            throw .invalidRequest("content is longer than \(WebRefusal.size(backend.maxTextBytes)).")
         }
         return checked
     }

@@ -8,6 +8,8 @@ struct MicropubError: Error, Equatable {
     var status: HTTPResponse.Status
     var code: String
     var description: String
+    /// The scope the request needed, named in an `insufficient_scope`.
+    var scope: String? = nil
 
     static func invalidRequest(_ description: String) -> MicropubError {
         MicropubError(status: .badRequest, code: "invalid_request", description: description)
@@ -16,12 +18,20 @@ struct MicropubError: Error, Equatable {
     /// No token at all (803).
     static let unauthorized = MicropubError(status: .unauthorized, code: "unauthorized",
                                             description: "Send a token: Authorization: Bearer TOKEN.")
+    /// An `Authorization` of another scheme (`Basic ...`): no bearer
+    /// token, so the client is told how to send one.
+    static let notBearer = MicropubError(status: .unauthorized, code: "unauthorized",
+                                         description: "Authorization must be a Bearer token: Authorization: Bearer TOKEN.")
     /// A token that is unknown, revoked, expired or of a suspended user (804).
     static let forbidden = MicropubError(status: .forbidden, code: "forbidden", description: "The token is not valid.")
+    /// A post of another user (section 3.8: the user may not do this).
+    static let notYours = MicropubError(status: .forbidden, code: "forbidden", description: "That post is another user's.")
 
+    /// Section 3.8 gives `insufficient_scope` HTTP 401, with the scope
+    /// needed named in `scope`.
     static func insufficientScope(_ scope: String) -> MicropubError {
         MicropubError(status: .unauthorized, code: "insufficient_scope",
-                      description: "The token does not allow \(scope).")
+                      description: "The token does not allow \(scope).", scope: scope)
     }
 
     static let busy = MicropubError(status: .tooManyRequests, code: "too_many_requests",
@@ -32,9 +42,26 @@ struct MicropubError: Error, Equatable {
     var response: WebResponse {
         var headers: HTTPFields = [:]
         if status == .unauthorized {
-            headers[.wwwAuthenticate] = code == "unauthorized" ? "Bearer" : "Bearer error=\"\(code)\""
+            headers[.wwwAuthenticate] = switch (code, scope) {
+            case ("unauthorized", _): "Bearer"
+            case (_, let scope?): "Bearer error=\"\(code)\", scope=\"\(scope)\""
+            default: "Bearer error=\"\(code)\""
+            }
         }
-        return .json(["error": code, "error_description": description], status: status, extra: headers)
+        var object = ["error": code, "error_description": description]
+        if let scope { object["scope"] = scope }
+        return .json(object, status: status, extra: headers)
+    }
+}
+
+extension MicropubError {
+    /// A refusal the web server gave before Micropub saw the request.
+    init(_ refusal: WebRefusal) {
+        let code = switch refusal {
+        case .tooLarge: "invalid_request"
+        case .tooManyBodies, .busy, .stopping: "temporarily_unavailable"
+        }
+        self.init(status: refusal.status, code: code, description: refusal.text)
     }
 }
 

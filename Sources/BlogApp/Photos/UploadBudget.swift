@@ -58,6 +58,32 @@ public final class UploadBudget: Sendable {
         }
     }
 
+    /// Charges `address` for `uploads` more uploads' worth whether it has
+    /// them or not (down to a debt of one burst): for bytes already read,
+    /// such as a photo over the limit read to its end and dropped. Its
+    /// next uploads wait until the bucket refills.
+    public func charge(_ uploads: Int, for address: String) {
+        guard uploads > 0 else { return }
+        let date = now()
+        state.withLock { state in
+            var bucket = state.buckets[address] ?? Bucket(tokens: burst, updated: date)
+            let elapsed = max(0, date.timeIntervalSince(bucket.updated))
+            bucket.tokens = max(-burst, min(burst, bucket.tokens + elapsed * perMinute / 60) - Double(uploads))
+            bucket.updated = date
+            if state.buckets.count >= capacity, state.buckets[address] == nil { forgetQuiet(&state, at: date) }
+            state.buckets[address] = bucket
+        }
+    }
+
+    /// Uploads `address` may make now (for tests).
+    public func available(for address: String) -> Double {
+        let date = now()
+        return state.withLock { state in
+            guard let bucket = state.buckets[address] else { return burst }
+            return min(burst, bucket.tokens + max(0, date.timeIntervalSince(bucket.updated)) * perMinute / 60)
+        }
+    }
+
     /// A place to decode one photo; false when all are taken.
     public func enter() -> Bool {
         state.withLock { state in

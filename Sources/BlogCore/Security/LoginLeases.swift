@@ -83,6 +83,15 @@ public final class LoginLeases: Sendable {
         return true
     }
 
+    /// Forgets every lease of `user` held in this process (a new password
+    /// ends them; the database's go in the same commit as the password).
+    /// Their places in the grant queue are passed over as stale.
+    public func forget(_ user: Username) {
+        leases.withLock { table in
+            for key in table.expiries.keys where key.user == user.key { table.expiries[key] = nil }
+        }
+    }
+
     /// How many leases are remembered, expired ones included until a grant
     /// passes them.
     public var count: Int { leases.withLock { $0.expiries.count } }

@@ -117,6 +117,13 @@ public protocol BlogStorage: Sendable {
     /// Suspends a user (`suspended`) or lifts it.
     func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError)
 
+    /// Sets a user's password hash and, in the same commit, ends what the
+    /// old password gave: the user's login leases (every address) and web
+    /// sessions (access tokens of kind `.session`). Bearer tokens stay: an
+    /// app's token was given on purpose, is listed and revoked on its own.
+    /// `.unknownUser` when there is no such user, and nothing changes.
+    func updatePassword(userID: Int64, passwordHash: String) throws(StorageError)
+
     /// The user's page groups, newest first; at most `limit` of them.
     func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup]
 

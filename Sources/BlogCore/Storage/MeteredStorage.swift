@@ -87,6 +87,9 @@ public struct MeteredStorage: BlogStorage {
     public func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError) {
         try counted(try base.setSuspended(userID: userID, suspended, at: date))
     }
+    public func updatePassword(userID: Int64, passwordHash: String) throws(StorageError) {
+        try counted(try base.updatePassword(userID: userID, passwordHash: passwordHash))
+    }
     public func pageGroups(ofUserID userID: Int64, limit: Int?) throws(StorageError) -> [PageGroup] {
         try counted(try base.pageGroups(ofUserID: userID, limit: limit))
     }

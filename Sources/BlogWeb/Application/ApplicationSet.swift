@@ -17,6 +17,18 @@ public struct ApplicationSet: WebApplication {
         members.first { $0.handles(path: path) }?.bodyLimit(path: path) ?? 0
     }
 
+    public func bodyLimit(for request: WebRequest) -> Int {
+        members.first { $0.handles(path: request.path) }?.bodyLimit(for: request) ?? 0
+    }
+
+    public func discardLimit(for request: WebRequest) -> Int {
+        members.first { $0.handles(path: request.path) }?.discardLimit(for: request) ?? 0
+    }
+
+    public func answer(_ refusal: WebRefusal, to request: WebRequest) -> WebResponse {
+        members.first { $0.handles(path: request.path) }?.answer(refusal, to: request) ?? refusal.plainResponse
+    }
+
     public func waitsForPasswordHash(_ request: WebRequest) -> Bool {
         members.first { $0.handles(path: request.path) }?.waitsForPasswordHash(request) ?? false
     }

@@ -4,9 +4,10 @@ import HTTPTypes
 /// folder: the web client's forms and Micropub, whose answers depend on
 /// who asks and change the blog.
 ///
-/// The server reads the whole body first (up to `bodyLimit(path:)`, else
-/// `413`), then calls `respond(to:)` on a thread of its own: it may block
-/// (a password hash, a commit), never on an event loop.
+/// The server reads the whole body first (up to `bodyLimit(for:)`, else
+/// `413`, worded by `answer(_:to:)`), then calls `respond(to:)` on a
+/// thread of its own: it may block (a password hash, a commit), never on
+/// an event loop.
 ///
 ///     struct Hello: WebApplication {
 ///         func handles(path: String) -> Bool { path == "/hello" }
@@ -20,8 +21,29 @@ public protocol WebApplication: Sendable {
     /// application's; asked on the request's head, before its body.
     func handles(path: String) -> Bool
 
-    /// The most bytes of body a request to `path` may carry.
+    /// The most bytes of body any request to `path` may carry.
     func bodyLimit(path: String) -> Int
+
+    /// The most bytes of body this request may carry, asked on its head
+    /// (`request.body` is empty): a declared length over it is refused
+    /// `413` before a byte is read. It may depend on the content type (a
+    /// form is smaller than an upload); at most `bodyLimit(path:)`.
+    func bodyLimit(for request: WebRequest) -> Int
+
+    /// Bytes past `bodyLimit(for:)` that the server reads and drops
+    /// before it hands the request over, marked
+    /// `WebRequest.discardedBodyBytes`; a body longer still is refused
+    /// `413` (on its head when declared so). A browser that gets its
+    /// answer while it still sends shows a reset connection, not the
+    /// answer: reading on lets a form over its limit get a page that
+    /// keeps what was typed. 0 (the default): refused as soon as over.
+    /// Runs on an event loop: it must not block.
+    func discardLimit(for request: WebRequest) -> Int
+
+    /// The answer to a request the server refuses itself (see
+    /// `WebRefusal`), in the application's own form; runs on an event
+    /// loop: it must not block. Default: the refusal as plain text.
+    func answer(_ refusal: WebRefusal, to request: WebRequest) -> WebResponse
 
     /// The answer; may block.
     func respond(to request: WebRequest) -> WebResponse
@@ -40,6 +62,9 @@ public protocol WebApplication: Sendable {
 extension WebApplication {
     public func waitsForPasswordHash(_ request: WebRequest) -> Bool { false }
     public func refusal(beforeReading request: WebRequest) -> WebResponse? { nil }
+    public func bodyLimit(for request: WebRequest) -> Int { bodyLimit(path: request.path) }
+    public func discardLimit(for request: WebRequest) -> Int { 0 }
+    public func answer(_ refusal: WebRefusal, to request: WebRequest) -> WebResponse { refusal.plainResponse }
 }
 
 /// One request for a `WebApplication`, body included.
@@ -55,6 +80,10 @@ public struct WebRequest: Sendable {
     public var peerAddress: String
     /// It came over TLS.
     public var secure: Bool
+    /// Bytes of body the server read past the application's limit and
+    /// dropped (`WebApplication.discardLimit(for:)`): `body` then holds
+    /// only the first `bodyLimit(for:)` bytes.
+    public var discardedBodyBytes: Int = 0
 
     public init(method: HTTPRequest.Method, path: String, query: String = "", headers: HTTPFields = [:],
                 body: [UInt8] = [], peerAddress: String = "127.0.0.1", secure: Bool = false) {
