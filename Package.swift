@@ -109,6 +109,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // The web client and Micropub: forms, sessions and tokens on the

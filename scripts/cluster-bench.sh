@@ -11,6 +11,9 @@ swift build -c release --product blogd >/dev/null
 swift build -c release --product blogbench >/dev/null
 bin=$PWD/.build/release
 work=$(mktemp -d); chmod 755 "$work"
+# The instances' own config: the repository's (read by default) may name
+# ports that clash (metrics_port). Ports are picked free below.
+echo '{}' >"$work/blogd.json"
 pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -32,7 +35,7 @@ start_blogd() { # name db proxy public-suffix; sets $port
     local dir="$work/$1"; mkdir -p "$dir"
     port=$(free_port)
     BLOGD_LOG_LEVEL=warning BLOGD_PROXY_PROTOCOL=$3 BLOGD_TRUSTED_PROXIES=127.0.0.1 \
-        "$bin/blogd" serve --host 127.0.0.1 --port "$port" --db "$2" --public "$work/public-$4" >/dev/null 2>"$dir/log" &
+        "$bin/blogd" serve --config "$work/blogd.json" --host 127.0.0.1 --port "$port" --db "$2" --public "$work/public-$4" >/dev/null 2>"$dir/log" &
     pids+=($!)
     for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && return 0; sleep 0.1; done
     echo "blogd $1 did not start" >&2; cat "$dir/log" >&2; exit 1

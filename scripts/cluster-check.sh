@@ -12,8 +12,9 @@
 # Skipped (exit 0) without PostgreSQL or HAProxy, unless
 # BLOGD_REQUIRE_POSTGRES=1 or BLOGD_REQUIRE_HAPROXY=1 (.ci/run) make that a
 # failure. The cluster's own files go to a temporary folder, not
-# data/cluster; its ports are the demo's (51600-51603, 8090-8093, 55432),
-# so a demo cluster already running makes this fail, naming the port.
+# data/cluster; its ports are the demo's, or what BLOGD_CLUSTER_PORT,
+# BLOGD_CLUSTER_HTTP_PORT and PGPORT say (scripts/cluster.sh), so a demo
+# cluster already running on them makes this fail, naming the port.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +41,7 @@ work=$(mktemp -d /tmp/blogd-cluster-check.XXXXXX)
 # PostgreSQL runs as the postgres user when this runs as root.
 chmod 755 "$work"
 export BLOGD_CLUSTER_DIR=$work/cluster
+front=${BLOGD_CLUSTER_PORT:-51600} pages=${BLOGD_CLUSTER_HTTP_PORT:-8090} pgport=${PGPORT:-55432}
 single_pid='' blocker_pid=''
 
 finish() {
@@ -81,7 +83,9 @@ start_blogd() { # FOLDER PORT-ARGS...
     local folder=$1; shift
     mkdir -p "$folder/public"
     cp public/style.css "$folder/public/"
-    "$bin" serve --host 127.0.0.1 --db "$folder/blog.sqlite" --public "$folder/public" "$@" \
+    # A config of its own: the repository's may name ports (metrics_port).
+    echo '{}' >"$folder/blogd.json"
+    "$bin" serve --config "$folder/blogd.json" --host 127.0.0.1 --db "$folder/blog.sqlite" --public "$folder/public" "$@" \
         >"$folder/log" 2>&1 &
     pid=$!
     wait_for "blogd in $folder to listen" grep -q "listening on" "$folder/log"
@@ -108,10 +112,10 @@ tree_sums "$work/single/public" >"$work/single.before"
 tree_sums public >"$work/repo-public.before"
 
 step "a taken port: refused before anything starts"
-start_blogd "$work/blocker" --port 51602
+start_blogd "$work/blocker" --port $((front + 2))
 blocker_pid=$pid
-if scripts/cluster.sh start >"$work/refused.out" 2>&1; then fail "cluster start succeeded with port 51602 taken"; fi
-grep -q "port 51602 (blogd2's blog port) is taken" "$work/refused.out" \
+if scripts/cluster.sh start >"$work/refused.out" 2>&1; then fail "cluster start succeeded with port $((front + 2)) taken"; fi
+grep -q "port $((front + 2)) (blogd2's blog port) is taken" "$work/refused.out" \
     || fail "the refusal does not name the port: $(cat "$work/refused.out")"
 [ "$(scripts/cluster.sh status | grep -c ' up')" = 0 ] || fail "something runs after the refusal: $(scripts/cluster.sh status)"
 [ ! -e "$BLOGD_CLUSTER_DIR/pg" ] || fail "the refused start made a database"
@@ -120,24 +124,24 @@ kill "$blocker_pid"; wait "$blocker_pid" || true; blocker_pid=''
 step "cluster start, then start again"
 scripts/cluster.sh start
 scripts/cluster.sh start | grep -q "already running" || fail "a second start did not say it is running"
-expect_reply 51600 'register:alice:pw[E];' 'reg:OK[E];'
-expect_reply 51600 'newpost:alice:Through the cluster:round one[E];' 'post:OK[E];'
-curl -sf http://127.0.0.1:8090/alice.html | grep -q 'Through the cluster' || fail "the post is not on the cluster's page"
+expect_reply "$front" 'register:alice:pw[E];' 'reg:OK[E];'
+expect_reply "$front" 'newpost:alice:Through the cluster:round one[E];' 'post:OK[E];'
+curl -sf http://127.0.0.1:$pages/alice.html | grep -q 'Through the cluster' || fail "the post is not on the cluster's page"
 contains "$BLOGD_CLUSTER_DIR/public/alice.html" 'Through the cluster' || fail "the cluster's page is not in its own folder"
 [ -f "$BLOGD_CLUSTER_DIR/public/style.css" ] || fail "no style.css in the cluster's folder"
 
 step "cluster stop: everything gone"
 scripts/cluster.sh stop
 [ "$(scripts/cluster.sh status | grep -c ' up')" = 0 ] || fail "still running after stop: $(scripts/cluster.sh status)"
-for port in 51600 51601 51602 51603 8090 8091 8092 8093 55432; do
+for port in "$front" $((front + 1)) $((front + 2)) $((front + 3)) "$pages" $((pages + 1)) $((pages + 2)) $((pages + 3)) "$pgport"; do
     ! port_taken "$port" || fail "port $port still taken after stop"
 done
 
 step "cluster start again: its data kept"
 scripts/cluster.sh start
-expect_reply 51600 'login:alice:pw[E];' 'log:OK[E];'
-expect_reply 51600 'newpost:alice:Second round:round two[E];' 'post:OK[E];'
-page=$(curl -sf http://127.0.0.1:8090/alice.html)
+expect_reply "$front" 'login:alice:pw[E];' 'log:OK[E];'
+expect_reply "$front" 'newpost:alice:Second round:round two[E];' 'post:OK[E];'
+page=$(curl -sf http://127.0.0.1:$pages/alice.html)
 grep -q 'Through the cluster' <<<"$page" && grep -q 'Second round' <<<"$page" || fail "the page lost a post"
 scripts/cluster.sh stop
 

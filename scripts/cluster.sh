@@ -7,10 +7,13 @@
 #   scripts/cluster.sh stop
 #
 # It runs beside a single `blogd serve` without touching it: its own folder
-# (data/cluster/: database files, pages in data/cluster/public, logs, pids)
-# and its own ports, all on 127.0.0.1 (config/haproxy.cfg lists them):
-# 51600 and 8090 (HAProxy: blog protocol, pages), 51601-51603 and 8091-8093
-# (the instances), 55432 (PostgreSQL; PGPORT changes it). Every tool and
+# (data/cluster/: database files, pages in data/cluster/public, logs, pids),
+# its own config (data/cluster/blogd.json, written at each start: the
+# repository's config/blogd.json is not read) and its own ports, all on
+# 127.0.0.1: BLOGD_CLUSTER_PORT (51600; HAProxy's blog port, the instances
+# on the next three), BLOGD_CLUSTER_HTTP_PORT (8090; HAProxy's pages port,
+# the instances' pages and /healthz on the next three), PGPORT (55432;
+# PostgreSQL). config/haproxy.cfg reads the same variables. Every tool and
 # every port is checked before anything starts; a step that fails stops
 # what the run had started. `start` on a running cluster says so.
 #
@@ -26,11 +29,19 @@ case $root in /*) ;; *) root=$PWD/$root ;; esac
 pgport=${PGPORT:-55432}
 bin=${BLOGD_BIN:-.build/release/blogd}
 instances=(1 2 3)
-# Must match config/haproxy.cfg.
-front_port=51600
-pages_port=8090
-blog_port() { echo $((51600 + $1)); }
-http_port() { echo $((8090 + $1)); }
+front_port=${BLOGD_CLUSTER_PORT:-51600}
+pages_port=${BLOGD_CLUSTER_HTTP_PORT:-8090}
+for port in "$front_port" "$pages_port" "$pgport"; do
+    [[ $port =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65530 ] \
+        || { echo "cluster: port '$port' is not a number from 1 to 65530" >&2; exit 2; }
+done
+blog_port() { echo $((front_port + $1)); }
+http_port() { echo $((pages_port + $1)); }
+# What config/haproxy.cfg reads.
+export BLOGD_CLUSTER_PORT=$front_port BLOGD_CLUSTER_HTTP_PORT=$pages_port
+for n in 1 2 3; do
+    export "BLOGD_CLUSTER_PORT_$n=$(blog_port "$n")" "BLOGD_CLUSTER_HTTP_PORT_$n=$(http_port "$n")"
+done
 
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
 # PostgreSQL refuses to run as root: run it as the postgres user then.
@@ -159,17 +170,27 @@ start() {
         "SELECT 1 FROM pg_database WHERE datname = 'blog'" | grep -q 1 \
         || as_pg "$pg/createdb" -h 127.0.0.1 -p "$pgport" -U blogd blog
     echo "postgresql on 127.0.0.1:$pgport"
+    # The instances' shared settings; each one's ports come as variables.
+    # "public" is relative: read from this file's folder.
+    cat >"$root/blogd.json" <<JSON
+{
+  "_comment": "written by scripts/cluster.sh start",
+  "host": "127.0.0.1",
+  "db": "postgres://blogd@127.0.0.1:$pgport/blog",
+  "public": "public",
+  "proxy_protocol": true,
+  "trusted_proxies": ["127.0.0.1"],
+  "base_url": "http://localhost:$pages_port/"
+}
+JSON
     for n in "${instances[@]}"; do
         started+=("blogd$n")
         # Emptied here, not only by the child's redirection: that runs
         # after the fork, and on a loaded machine the wait below could
         # read the last run's "listening on" before it.
         : >"$root/blogd$n.log"
-        BLOGD_HOST=127.0.0.1 BLOGD_PORT=$(blog_port "$n") BLOGD_HTTP_PORT=$(http_port "$n") \
-        BLOGD_DB="postgres://blogd@127.0.0.1:$pgport/blog" BLOGD_PUBLIC="$root/public" \
-        BLOGD_PROXY_PROTOCOL=true BLOGD_TRUSTED_PROXIES=127.0.0.1 \
-        BLOGD_BASE_URL="http://localhost:$pages_port/" \
-            nohup "$bin" serve >"$root/blogd$n.log" 2>&1 &
+        BLOGD_PORT=$(blog_port "$n") BLOGD_HTTP_PORT=$(http_port "$n") \
+            nohup "$bin" serve --config "$root/blogd.json" >"$root/blogd$n.log" 2>&1 &
         echo $! >"$root/blogd$n.pid"
     done
     for n in "${instances[@]}"; do

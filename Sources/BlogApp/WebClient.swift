@@ -34,8 +34,10 @@ public struct WebClient: WebApplication {
         /// Reads: the user, their posts.
         public var storage: any BlogStorage
         public var tokens: AccessTokens
-        /// Whether anyone may register (else only the admin adds users).
-        public var registrationOpen: Bool
+        /// Whether anyone may register (else only the admin adds users),
+        /// asked at each request: a reload (SIGHUP) may change it.
+        public var isRegistrationOpen: @Sendable () -> Bool
+        public var registrationOpen: Bool { isRegistrationOpen() }
         /// Photo uploads per address, and decoded at once.
         public var uploads: UploadBudget
         public var photoLimits: PhotoLimits
@@ -68,7 +70,7 @@ public struct WebClient: WebApplication {
             self.storePhoto = storePhoto
             self.storage = storage
             self.tokens = tokens
-            self.registrationOpen = registrationOpen
+            self.isRegistrationOpen = { registrationOpen }
             self.uploads = uploads
             self.photoLimits = photoLimits
             self.restore = restore

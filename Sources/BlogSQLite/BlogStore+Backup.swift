@@ -19,6 +19,8 @@ extension BlogStore {
         }
         try gate.pass { () throws(StorageError) in
             do {
+                // It holds the password and token hashes, as the database does.
+                try PrivateFile.make(path)
                 let copy = try DatabaseQueue(path: path)
                 defer { try? copy.close() }
                 try pool.backup(to: copy)

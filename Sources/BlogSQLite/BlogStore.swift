@@ -17,6 +17,7 @@ public final class BlogStore: BlogStorage {
     /// Each recently written blog's newest posts, for the page writer.
     let newest = NewestPostsCache()
     public let path: String
+    let readOnly: Bool
 
     /// Opens (or, with `create`, creates) the database at `path` and brings
     /// its schema up to date. A read-only store never migrates. `layout`
@@ -27,6 +28,7 @@ public final class BlogStore: BlogStorage {
     public init(path: String, create: Bool = true, readOnly: Bool = false,
                 layout: PageLayout = PageLayout(pageSize: 50), deadline: Double = 3) throws(StorageError) {
         self.path = path
+        self.readOnly = readOnly
         self.pageLocks = PageLockFile(path: path + ".pagelock", deadline: deadline)
         if !create || readOnly {
             guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path) }
@@ -39,6 +41,7 @@ public final class BlogStore: BlogStorage {
             if create && !readOnly {
                 let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try PrivateFile.make(path)
             }
             pool = try DatabasePool(path: path, configuration: config)
             commits = GroupCommit(pool: pool, deadline: deadline)
@@ -56,10 +59,19 @@ public final class BlogStore: BlogStorage {
         }
     }
 
-    /// Closes every connection; later calls fail.
+    /// Closes every connection; later calls fail. A writable store first
+    /// moves the WAL into the database file and empties it, so that the
+    /// file alone, copied once the server has stopped, holds every commit.
     public func close() throws(StorageError) {
         _ = try gate.close { () throws(StorageError) in
-            do { try pool.close() } catch { throw Self.storageError(error) }
+            do {
+                if !readOnly {
+                    // Best effort: a reader in another process (`blogd users`)
+                    // may hold part of the WAL; SQLite folds in what it can.
+                    _ = try? pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+                }
+                try pool.close()
+            } catch { throw Self.storageError(error) }
         }
         pageLocks.closeIdle()
     }
@@ -457,6 +469,7 @@ public final class BlogStore: BlogStorage {
 
     static func reason(_ error: any Error) -> String {
         if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
+        if let error = error as? PrivateFile.Failure { return error.reason }
         // Foundation's file errors print as a dump of their dictionary:
         // the path and the system's own words read better.
         let error = error as NSError

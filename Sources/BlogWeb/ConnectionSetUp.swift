@@ -39,6 +39,7 @@ struct ConnectionSetUp: Sendable {
         try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false,
                                                  withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),
                                                  withDecoderLimitConfiguration: decoderLimits)
+        try pipeline.addHandler(RequestCounter())
         try pipeline.addHandler(BadRequestHandler())
         try pipeline.addHandler(RequestDeadlineHandler(timeout: TimeAmount(limits.timeout)))
         try pipeline.addHandler(connections.tracker())

@@ -7,17 +7,29 @@ import Logging
 /// The database the `db` setting names: a `postgres://` (or
 /// `postgresql://`) URL, or else the path of a SQLite file.
 enum Database {
-    /// Opens it for the server or `rebuild` (creating and migrating it),
-    /// or read-only for listings (SQLite: read-only; PostgreSQL: no
-    /// migration).
-    static func open(_ db: String, layout: PageLayout, readOnly: Bool = false, deadline: Double = 3,
-                     logger: Logger) throws -> any BlogStorage {
+    /// Opens it for the server or `rebuild` (migrating it), or read-only
+    /// for listings (SQLite: read-only; PostgreSQL: no migration). A SQLite
+    /// file that is not there is made only with `create` (`blogd serve`,
+    /// see `DatabaseCreation`): everyone else fails with its absolute path,
+    /// so that a mistyped `--db` never starts a new, empty blog.
+    static func open(_ db: String, layout: PageLayout, readOnly: Bool = false, create: Bool = false,
+                     deadline: Double = 3, logger: Logger) throws -> any BlogStorage {
         if PostgresLocation.isURL(db) {
             return try PostgresStore(location: PostgresLocation(url: db), migrate: !readOnly,
                                      options: PostgresStore.Options(deadline: deadline), logger: logger)
         }
+        guard create || FileManager.default.fileExists(atPath: db) else { throw Missing(path: db) }
         return readOnly ? try BlogStore(path: db, create: false, readOnly: true, deadline: deadline)
-            : try BlogStore(path: db, layout: layout, deadline: deadline)
+            : try BlogStore(path: db, create: create, layout: layout, deadline: deadline)
+    }
+
+    /// A SQLite database that is not there.
+    struct Missing: Error, CustomStringConvertible {
+        let path: String
+        var description: String {
+            "no database at \(ConfigPaths.absolute(path)) (check --db, BLOGD_DB or the config's db; "
+                + "`blogd serve --init` makes a new one)"
+        }
     }
 
     /// `db` for logs and messages: a URL's password is never shown.

@@ -45,4 +45,10 @@ enum MetricsSetup {
         MetricsSystem.bootstrap(factory)
         return registry
     }
+
+    /// What `/metrics` answers: the registry's figures with a `# HELP`
+    /// line for each, then the process's own (`ProcessMetrics`).
+    static func exposition(_ registry: PrometheusCollectorRegistry) -> [UInt8] {
+        Array((MetricsHelp.adding(to: registry.emitToString()) + ProcessMetrics.text()).utf8)
+    }
 }

@@ -4,33 +4,38 @@ import BlogWeb
 import Logging
 
 extension Serve {
-    /// What a SIGHUP changes without a restart: the log level, and the blog
-    /// port's connection limits and per-address budgets. Anything else
-    /// changed in the configuration is named in the log as needing one.
+    /// What a SIGHUP changes without a restart: the log level, whether
+    /// anyone may register, and the blog port's connection limits and
+    /// per-address budgets. Anything else changed in the configuration is
+    /// named in the log as needing one.
     static let reloadable: Set<String> = [
-        "logLevel", "maxConnections", "maxConnectionsPerAddress", "hashesPerAddressPerSecond",
+        "logLevel", "registrationOpen", "maxConnections", "maxConnectionsPerAddress", "hashesPerAddressPerSecond",
         "hashBurstPerAddress", "postBytesPerAddressPerSecond", "postBurstBytesPerAddress",
     ]
 
-    /// Reads the configuration again (file, environment, flags, as at the
-    /// start) and applies what can be applied live; returns the settings
-    /// now in force. An invalid configuration is logged and changes nothing.
-    func reload(_ current: BlogConfig, server: BlogServer, logger: Logger) async -> BlogConfig {
+    /// Reads the configuration again (`file`, the one read at the start, the
+    /// environment, flags) and applies what can be applied live; returns
+    /// the settings now in force. An invalid configuration, or a file gone
+    /// since the start, is logged and changes nothing.
+    func reload(_ current: BlogConfig, file: String?, server: BlogServer, service: BlogService,
+                logger: Logger) async -> BlogConfig {
         let loaded: BlogConfig
         do {
-            loaded = try await ConfigLoader.load(file: data.config, flags: dataFlags.merging(commandLineFlags) { $1 })
+            loaded = try await ConfigLoader.load(file: file ?? data.config, flags: dataFlags.merging(commandLineFlags) { $1 })
         } catch {
             logger.error("reload failed: the configuration is kept as it was", metadata: ["error": "\(error)"])
             return current
         }
-        return applyReload(loaded, over: current, server: server, logger: logger)
+        return applyReload(loaded, over: current, server: server, service: service, logger: logger)
     }
 
     /// Applies the live part of `new` and returns `current` with it.
-    func applyReload(_ new: BlogConfig, over current: BlogConfig, server: BlogServer, logger: Logger) -> BlogConfig {
+    func applyReload(_ new: BlogConfig, over current: BlogConfig, server: BlogServer, service: BlogService,
+                     logger: Logger) -> BlogConfig {
         let changed = Self.changedKeys(current, new)
         var applied = current
         applied.logLevel = new.logLevel
+        applied.registrationOpen = new.registrationOpen
         applied.maxConnections = new.maxConnections
         applied.maxConnectionsPerAddress = new.maxConnectionsPerAddress
         applied.hashesPerAddressPerSecond = new.hashesPerAddressPerSecond
@@ -38,6 +43,7 @@ extension Serve {
         applied.postBytesPerAddressPerSecond = new.postBytesPerAddressPerSecond
         applied.postBurstBytesPerAddress = new.postBurstBytesPerAddress
         LiveLogLevel.shared.level = Logger.Level(rawValue: applied.logLevel) ?? .info
+        service.registrationOpen = applied.registrationOpen
         server.reload(limits: Self.serverOptions(applied))
         let live = changed.filter(Self.reloadable.contains)
         let later = changed.filter { !Self.reloadable.contains($0) }
@@ -85,6 +91,7 @@ extension Serve {
         switch property {
         case "database": return "db"
         case "publicFolder": return "public"
+        case "registrationOpen": return "registration"
         default:
             let characters = Array(property)
             var key = ""

@@ -34,6 +34,9 @@ struct Serve: AsyncParsableCommand {
     var metricsPort: Int?
     @Option(name: .customLong("metrics-host"), help: "Address the metrics listener binds (default 127.0.0.1).")
     var metricsHost: String?
+    @Flag(name: .customLong("init"),
+          help: "Make the SQLite database if it is missing, even beside a public folder that holds pages.")
+    var initialize = false
 
     /// The settings given as flags, over the file and the environment.
     var commandLineFlags: [String: String] {
@@ -52,12 +55,17 @@ struct Serve: AsyncParsableCommand {
         // Password hashes take 16 MiB each: from mmap, so that memory goes
         // back to the system after a burst of logins instead of staying.
         _ = clinux_set_mmap_threshold(1 << 20)
+        // The file read now is the one a SIGHUP reads again: gone then, it is
+        // an error, not a quiet return to the defaults.
+        let configFile = ConfigLoader.fileToRead(data.config)
         let settings = try await data.load(extra: commandLineFlags)
         bootstrapLogging(settings)
         // Before anything that counts is made (see MetricsSetup).
         let registry = settings.metricsPort == nil ? nil : MetricsSetup.bootstrap()
         let logger = Logger(label: "blogd")
-        let (store, service) = try openService(settings, metered: registry != nil, logger: Logger(label: "blogd.service"))
+        let create = try StartChecks.prepare(settings, initialize: initialize, logger: logger)
+        let (store, service) = try openService(settings, create: create, metered: registry != nil,
+                                               logger: Logger(label: "blogd.service"))
         let hold = try holdDatabase(settings, as: .server)
         defer { hold?.release() }
         if !FileManager.default.fileExists(atPath: settings.publicFolder + "/style.css") {
@@ -79,11 +87,12 @@ struct Serve: AsyncParsableCommand {
             throw fail(error.description)
         } }
         try await serve(settings, store: store, service: service, registry: registry, termination: termination,
-                        logger: logger)
+                        configFile: configFile, logger: logger)
     }
 
     private func serve(_ settings: BlogConfig, store: any BlogStorage, service: BlogService,
-                       registry: PrometheusCollectorRegistry?, termination: TerminationSignal, logger: Logger) async throws {
+                       registry: PrometheusCollectorRegistry?, termination: TerminationSignal, configFile: String?,
+                       logger: Logger) async throws {
         raiseFileLimit()
         let options = Self.serverOptions(settings)
         let server = BlogServer(service: service, options: options, logger: Logger(label: "blogd.server"))
@@ -138,7 +147,7 @@ struct Serve: AsyncParsableCommand {
         if let registry, let metricsPort = settings.metricsPort {
             do {
                 metrics = try await MetricsServer(host: settings.metricsHost, port: metricsPort,
-                                                  logger: Logger(label: "blogd.metrics")) { registry.emitToBuffer() }
+                                                  logger: Logger(label: "blogd.metrics")) { MetricsSetup.exposition(registry) }
             } catch {
                 server.stop(timeout: 1)
                 await web?.stop()
@@ -172,7 +181,7 @@ struct Serve: AsyncParsableCommand {
             switch await termination.next() {
             case .stop(let name): signalName = name
             case .reload:
-                current = await reload(current, server: server, logger: logger)
+                current = await reload(current, file: configFile, server: server, service: service, logger: logger)
                 reloadCertificates(certificates, logger: logger)
             }
         }

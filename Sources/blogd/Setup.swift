@@ -38,16 +38,22 @@ func configuredDatabase(config: String?, db: String?) async throws -> String {
 }
 
 /// The store and service a configuration describes; fails with one clear
-/// line when the public folder or the database cannot be used.
+/// line when the public folder or the database cannot be used. Only
+/// `serve` passes `create` (see `DatabaseCreation`).
 /// With `metered`, the storage's failures are counted (`MeteredStorage`).
-func openService(_ settings: BlogConfig, metered: Bool = false, logger: Logger) throws -> (any BlogStorage, BlogService) {
+func openService(_ settings: BlogConfig, create: Bool = false, metered: Bool = false,
+                 logger: Logger) throws -> (any BlogStorage, BlogService) {
     var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: settings.publicFolder, isDirectory: &isFolder), isFolder.boolValue,
-          FileManager.default.isWritableFile(atPath: settings.publicFolder) else {
-        throw fail("public folder not found or not writable: \(settings.publicFolder)")
+    let folder = ConfigPaths.absolute(settings.publicFolder)
+    guard FileManager.default.fileExists(atPath: settings.publicFolder, isDirectory: &isFolder), isFolder.boolValue else {
+        throw fail("public folder not found: \(folder) (check --public, BLOGD_PUBLIC or the config's public; "
+                   + "`blogd serve` makes it, or: mkdir -p \(folder))")
+    }
+    guard FileManager.default.isWritableFile(atPath: settings.publicFolder) else {
+        throw fail("public folder not writable: \(folder)")
     }
     do {
-        let opened = try Database.open(settings.database, layout: settings.serviceSettings.layout,
+        let opened = try Database.open(settings.database, layout: settings.serviceSettings.layout, create: create,
                                        deadline: settings.storageDeadline, logger: Logger(label: "blogd.postgres"))
         let store: any BlogStorage = metered ? MeteredStorage(opened) : opened
         let service = try BlogService(
@@ -57,6 +63,19 @@ func openService(_ settings: BlogConfig, metered: Bool = false, logger: Logger) 
     } catch {
         throw fail("\(error)")
     }
+}
+
+/// Makes the public folder when it is not there, as the database's folder
+/// is made: `blogd serve` only (an admin command needs the blog's pages).
+func makePublicFolder(_ settings: BlogConfig, logger: Logger) throws {
+    guard !FileManager.default.fileExists(atPath: settings.publicFolder) else { return }
+    let folder = ConfigPaths.absolute(settings.publicFolder)
+    do {
+        try FileManager.default.createDirectory(atPath: settings.publicFolder, withIntermediateDirectories: true)
+    } catch {
+        throw fail("cannot make the public folder \(folder): \(error.localizedDescription)")
+    }
+    logger.notice("made the public folder", metadata: ["public": "\(folder)"])
 }
 
 /// Routes swift-log to stderr at the configured level, in batches (see

@@ -8,16 +8,17 @@ extension Serve {
     /// own budgets and lanes (`BlogServer.perform`).
     static func application(_ settings: BlogConfig, store: any BlogStorage, server: BlogServer,
                             service: BlogService) -> any WebApplication {
-        let backend = WebClient.Backend(
+        var backend = WebClient.Backend(
             perform: { request, photos, session in server.perform(request, photos: photos, session: session) },
             storePhoto: { photo, image, thumbnail, user, session in
                 service.storePhoto(photo, image: image, thumbnail: thumbnail, for: user, session: session)
             },
-            storage: store, tokens: AccessTokens(storage: store), registrationOpen: settings.registrationOpen,
+            storage: store, tokens: AccessTokens(storage: store),
             restore: { user, id, session in service.restorePost(user, id: id, session: session) },
             trashDays: settings.trashDays,
             maxTextBytes: settings.maxMessageBytes,
             setPassword: { user, password in try service.setPassword(user.value, to: password) })
+        backend.isRegistrationOpen = { [service] in service.registrationOpen }
         return ApplicationSet([WebClient(backend: backend), Micropub(backend: backend, baseURL: settings.effectiveBaseURL)])
     }
 }

@@ -179,6 +179,7 @@ struct BackupTests {
         #expect(!FileManager.default.fileExists(atPath: path("nothing.sqlite")), "a backup creates no database")
 
         // A database no server has open (its WAL folded in at close).
+        try makeDatabase(db)
         #expect(try blogd(["adduser", "alice", "--db", db, "--public", path("live/public")], input: "pw\n").status == 0)
         let made = try blogd(["backup", target, "--db", db])
         #expect(made.status == 0, "\(made.err)")

@@ -1,3 +1,4 @@
+import BlogSQLite
 import BlogTestSupport
 import Foundation
 import Synchronization
@@ -100,12 +101,20 @@ final class BlogdProcess: Sendable {
     }
 }
 
-/// Runs `blogd ARGUMENTS` to completion; returns status, stdout, stderr.
+/// Makes an empty SQLite database at `path`, as a first `blogd serve`
+/// would: the admin commands refuse a database that is not there.
+func makeDatabase(_ path: String) throws {
+    try BlogStore(path: path).close()
+}
+
+/// Runs `blogd ARGUMENTS` to completion (in `cwd` if given); returns
+/// status, stdout, stderr.
 func runBlogd(_ arguments: [String], environment: [String: String] = [:],
-              input: String? = nil) throws -> (status: Int32, out: String, err: String) {
+              input: String? = nil, cwd: URL? = nil) throws -> (status: Int32, out: String, err: String) {
     let process = Process()
     process.executableURL = BlogdProcess.binary
     process.arguments = arguments
+    if let cwd { process.currentDirectoryURL = cwd }
     var env = ["PATH": "/usr/bin:/bin"]
     env.merge(environment) { $1 }
     process.environment = env

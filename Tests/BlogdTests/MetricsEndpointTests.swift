@@ -71,6 +71,62 @@ struct MetricsEndpointTests {
         #expect(server.stop() == 0)
     }
 
+    /// Every metric has its `# HELP`; the page server's answers are
+    /// counted by method and status; the process's own figures and the
+    /// build are there.
+    @Test func helpPageServerRequestsProcessAndBuild() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let started = Date().timeIntervalSince1970
+        let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0", "--metrics", "0"] + data,
+                                      environment: environment)
+        defer { server.ensureStopped() }
+        let port = try server.waitForPort()
+        let metrics = try #require(server.stderr.firstMatch(of: /metrics on 127\.0\.0\.1:(\d+)/).flatMap { Int($0.output.1) })
+        let http = try #require(server.stderr.firstMatch(of: /http on 127\.0\.0\.1:(\d+)/).flatMap { Int($0.output.1) })
+        #expect(try exchange("register:\(user):pw[E];", port: port, from: client) == "reg:OK[E];")
+        #expect(try httpRequest(port: http, path: "/\(user).html").status == 200)
+        #expect(try httpRequest(port: http, path: "/\(user).html").status == 200)
+        #expect(try httpRequest(port: http, path: "/nothing-here.html").status == 404)
+        #expect(try httpRequest(port: http, method: "HEAD", path: "/\(user).html").status == 200)
+        #expect(try httpRequest(port: http, method: "BREW", path: "/").status >= 400)
+
+        let body = try httpRequest(port: metrics, path: "/metrics").body
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var types = 0
+        for (index, line) in lines.enumerated() where line.hasPrefix("# TYPE ") {
+            types += 1
+            let name = line.split(separator: " ")[2]
+            let help = index > 0 ? lines[index - 1] : ""
+            #expect(help.hasPrefix("# HELP \(name) ") && help.count > "# HELP \(name) ".count + 10, "\(line) after \(help)")
+            #expect(!help.hasSuffix("A metric of blogd."), "no help text of its own: \(name)")
+        }
+        #expect(types >= 10)
+
+        let samples = MetricLines(body)
+        func answers(_ method: String, _ code: Int) -> Double? {
+            samples.values.first { series, _ in
+                series.hasPrefix("blogd_http_requests_total{") && series.contains("method=\"\(method)\"")
+                    && series.contains("code=\"\(code)\"")
+            }?.value
+        }
+        #expect(answers("GET", 200) == 2)
+        #expect(answers("GET", 404) == 1)
+        #expect(answers("HEAD", 200) == 1)
+        #expect(samples.values.keys.filter { $0.contains("BREW") }.isEmpty, "a client's method is no label")
+        #expect(samples.values.keys.contains { $0.hasPrefix("blogd_http_requests_total{") && $0.contains("method=\"other\"") })
+
+        #expect((samples.value("process_cpu_seconds_total") ?? 0) > 0)
+        #expect((samples.value("process_resident_memory_bytes") ?? 0) > 1_000_000)
+        #expect((samples.value("process_open_fds") ?? 0) >= 5)
+        #expect((samples.value("process_max_fds") ?? 0) >= (samples.value("process_open_fds") ?? 0))
+        let start = try #require(samples.value("process_start_time_seconds"))
+        #expect(abs(start - started) < 120, "started at \(start), the test at \(started)")
+        let build = try #require(samples.values.first { $0.key.hasPrefix("blogd_build_info{") })
+        #expect(build.value == 1)
+        #expect(build.key.contains("version=\"0.") && build.key.contains("swift_version=\"6."), "\(build.key)")
+        #expect(server.stop() == 0)
+    }
+
     @Test func offByDefaultWithNoListener() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let (server, port, metricsPort) = try start(metrics: false)

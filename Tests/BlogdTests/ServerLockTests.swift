@@ -80,7 +80,8 @@ struct ServerLockTests {
 
     @Test func aServerIsRefusedWhileARebuildRuns() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        // The database made first, as any rebuild finds it.
+        // The database made first, as any rebuild finds it (a rebuild makes none).
+        try makeDatabase(db)
         #expect(try rebuild().status == 0)
         // A rebuild's hold, taken here: a real one is over too soon to
         // start a server during it.

@@ -105,6 +105,7 @@ struct TokenCommandsTests {
 
     @Test func unknownUsersAndScopesAreRefused() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
+        try makeDatabase(database)
         #expect(try admin(["adduser", "alice"], input: "pw\n").status == 0)
         for command in [["token", "nobody"], ["tokens", "nobody"], ["revoke-token", "nobody", "1"]] {
             let result = try admin(command)

@@ -132,7 +132,7 @@ public enum ConfigKeys {
     }
 
     /// Levenshtein distance over UTF-8 bytes (keys are ASCII).
-    static func editDistance(_ a: String, _ b: String) -> Int {
+    public static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a.utf8), b = Array(b.utf8)
         guard !a.isEmpty else { return b.count }
         var row = Array(0...b.count)

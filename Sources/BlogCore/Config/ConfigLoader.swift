@@ -40,18 +40,32 @@ public enum ConfigLoader {
         var providers: [any ConfigProvider] = []
         providers.append(InMemoryProvider(name: "flags", values: flagValues(flags)))
         providers.append(EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "blogd"))
-        if let fileProvider = try await fileProvider(file) { providers.append(fileProvider) }
+        let fileRead = try await fileProvider(file)
+        if let fileRead { providers.append(fileRead.provider) }
         let reader = ConfigReader(providers: providers)
+        var config: BlogConfig
         do {
-            return try read(reader)
+            config = try read(reader)
         } catch let error as ConfigLoadError {
             throw error
         } catch {
             throw .invalidValue(key: "?", reason: "\(error)")
         }
+        if let fileRead {
+            ConfigPaths.resolve(&config, fileKeys: fileRead.keys, from: fileRead.path, flags: flags, environment: environment)
+        }
+        return config
     }
 
-    private static func fileProvider(_ file: String?) async throws(ConfigLoadError) -> (any ConfigProvider)? {
+    /// The file `load(file:)` reads: `file`, or `defaultFile` when it
+    /// exists; nil when there is none to read.
+    public static func fileToRead(_ file: String?) -> String? {
+        if let file { return file }
+        return FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil
+    }
+
+    private static func fileProvider(_ file: String?) async throws(ConfigLoadError)
+        -> (provider: any ConfigProvider, path: String, keys: Set<String>)? {
         let path = file ?? defaultFile
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
@@ -61,9 +75,9 @@ public enum ConfigLoader {
         guard !isFolder.boolValue, FileManager.default.isReadableFile(atPath: path) else {
             throw .unreadableFile(path, reason: "not a readable file")
         }
-        try checkKeys(path)
+        let keys = try checkKeys(path)
         do {
-            return try await FileProvider<JSONSnapshot>(filePath: FilePath(path))
+            return (try await FileProvider<JSONSnapshot>(filePath: FilePath(path)), path, keys)
         } catch {
             throw .unreadableFile(path, reason: "\(error)")
         }
@@ -71,8 +85,9 @@ public enum ConfigLoader {
 
     /// Refuses a file that is not a JSON object or holds a key blogd does
     /// not know: a misspelt key would otherwise be ignored without a word.
-    /// Keys starting with `_` are comments.
-    static func checkKeys(_ path: String) throws(ConfigLoadError) {
+    /// Keys starting with `_` are comments. Returns the keys it holds.
+    @discardableResult
+    static func checkKeys(_ path: String) throws(ConfigLoadError) -> Set<String> {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .unreadableFile(path, reason: "not a readable file")
         }
@@ -83,9 +98,11 @@ public enum ConfigLoader {
             throw .invalidJSON(path, reason: oneLine(error))
         }
         guard let top = object as? [String: Any] else { throw .invalidJSON(path, reason: "not an object of keys") }
-        for key in flattenedKeys(top, prefix: "") where !ConfigKeys.names.contains(key) {
+        let keys = flattenedKeys(top, prefix: "")
+        for key in keys where !ConfigKeys.names.contains(key) {
             throw .unknownKey(key, file: path, nearest: ConfigKeys.nearest(to: key))
         }
+        return Set(keys)
     }
 
     private static func flattenedKeys(_ object: [String: Any], prefix: String) -> [String] {

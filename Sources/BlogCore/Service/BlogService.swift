@@ -78,6 +78,7 @@ public final class BlogService: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
     private let hashCount = Atomic<Int>(0)
+    private let registration: Atomic<Bool>
     /// What one hash takes on a hashing thread, in nanoseconds: a moving
     /// average, so the server's estimate of queued hash work follows the
     /// machine's real speed.
@@ -93,6 +94,7 @@ public final class BlogService: Sendable {
         self.hasher = try PasswordHasher(parameters: settings.scrypt)
         // Making the hasher hashed its decoy: a first measure of the cost.
         self.hashNanoseconds = Atomic(Self.nanoseconds(ContinuousClock.now - started))
+        self.registration = Atomic(settings.registrationOpen)
         self.leases = LoginLeases(duration: settings.loginLease, storage: store, now: now)
         self.throttle = LoginThrottle(policy: settings.loginThrottle, storage: store, now: now)
         self.users = UserDirectory(storage: store)
@@ -195,7 +197,7 @@ public final class BlogService: Sendable {
         do {
             // Closed: only the admin adds users. Told as a taken name, as
             // the original client knows no other refusal.
-            guard settings.registrationOpen else { return .nameTaken }
+            guard registrationOpen else { return .nameTaken }
             // `index.html` is the list of blogs: no user may have that page.
             if Self.reservedNames.contains(user.key) { return .nameTaken }
             // Cheap check first, so taken names cost no scrypt.
@@ -371,6 +373,13 @@ public final class BlogService: Sendable {
     /// Password hashes and checks done so far (registers, logins, and the
     /// decoy checks of unknown names): what the login throttle saves.
     public var passwordHashes: Int { hashCount.load(ordering: .relaxed) }
+
+    /// Whether `register` creates users: `settings.registrationOpen` at
+    /// first, then what a reload of the configuration (SIGHUP) says.
+    public var registrationOpen: Bool {
+        get { registration.load(ordering: .relaxed) }
+        set { registration.store(newValue, ordering: .relaxed) }
+    }
 
     /// Seconds one password hash takes on a hashing thread, lately.
     public var secondsPerHash: Double { Double(hashNanoseconds.load(ordering: .relaxed)) / 1e9 }
