@@ -134,3 +134,11 @@ ALTER TABLE photos ALTER COLUMN thumbnail SET STORAGE EXTERNAL;
 CREATE INDEX photos_by_user ON photos (user_id);
 CREATE INDEX photos_by_post ON photos (post_id);
 CREATE INDEX photos_unattached ON photos (created_at) WHERE post_id IS NULL;
+
+-- Migration 9.
+-- Values chosen once for the whole site and kept, such as the
+-- authority of the feeds' ids.
+CREATE TABLE site_values (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);

@@ -106,3 +106,10 @@ CREATE TABLE photos (
 CREATE INDEX photos_by_user ON photos(user_id);
 CREATE INDEX photos_by_post ON photos(post_id);
 CREATE INDEX photos_unattached ON photos(created_at) WHERE post_id IS NULL;
+
+-- Values chosen once for the whole site and kept, such as the authority
+-- of the feeds' ids.
+CREATE TABLE site_values (
+    key   TEXT NOT NULL PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;

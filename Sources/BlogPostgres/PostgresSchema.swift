@@ -140,6 +140,14 @@ public enum PostgresSchema {
             CREATE INDEX photos_by_post ON photos (post_id);
             CREATE INDEX photos_unattached ON photos (created_at) WHERE post_id IS NULL;
             """),
+        Migration(version: 9, name: "site values", sql: """
+            -- Values chosen once for the whole site and kept, such as the
+            -- authority of the feeds' ids.
+            CREATE TABLE site_values (
+                key   text PRIMARY KEY,
+                value text NOT NULL
+            );
+            """),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

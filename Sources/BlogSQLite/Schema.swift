@@ -164,6 +164,15 @@ enum Schema {
         CREATE INDEX photos_unattached ON photos(created_at) WHERE post_id IS NULL;
         """
 
+    /// Values chosen once for the whole site and kept, such as the
+    /// authority of the feeds' ids (see `FeedIdentity`).
+    static let siteValues = """
+        CREATE TABLE site_values (
+            key   TEXT NOT NULL PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -197,6 +206,9 @@ enum Schema {
         }
         migrator.registerMigration("v10-photos") { db in
             try db.execute(sql: version10)
+        }
+        migrator.registerMigration("v11-site-values") { db in
+            try db.execute(sql: siteValues)
         }
         return migrator
     }
