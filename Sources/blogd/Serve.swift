@@ -127,7 +127,8 @@ struct Serve: AsyncParsableCommand {
                                           tls: tls,
                                           application: settings.webClient
                                               ? Self.application(settings, store: store, server: server, service: service) : nil,
-                                          micropub: service.settings.micropubEndpoint)
+                                          micropub: settings.webClient
+                                              ? settings.effectiveBaseURL + PageRenderer.micropubPath : nil)
             } catch let error as TLSError {
                 server.stop(timeout: 1)
                 throw fail(error.description)

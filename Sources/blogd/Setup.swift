@@ -52,7 +52,7 @@ func openService(_ settings: BlogConfig, metered: Bool = false, logger: Logger) 
         let store: any BlogStorage = metered ? MeteredStorage(opened) : opened
         var serviceSettings = settings.serviceSettings
         // Pages name the Micropub endpoint while the web client is on.
-        serviceSettings.micropubEndpoint = settings.webClient ? settings.effectiveBaseURL + "micropub" : nil
+        serviceSettings.pagesNameMicropub = settings.webClient
         // Only a base URL set by the operator fixes the feeds' ids.
         if let baseURL = settings.baseURL {
             serviceSettings.feedIDBase = try Feeds.idBase(storage: store, baseURL: baseURL)

@@ -108,6 +108,11 @@ public enum PageRenderer {
                         feeds: feeds(user: user), base: "../", head: head)
     }
 
+    /// The Micropub endpoint, relative to the public folder's root (post
+    /// pages' `<base href="../">` makes it so there too): the page server
+    /// serves it beside the pages.
+    public static let micropubPath = "micropub"
+
     /// What a page's head says of the site's Micropub endpoint (W3C
     /// Micropub, 5.3: `<link rel="micropub" href="…">`), so that a client
     /// given a blog's address finds where to post; nothing without one.

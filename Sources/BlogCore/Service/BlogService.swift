@@ -33,9 +33,11 @@ public final class BlogService: Sendable {
         public var baseURL: String
         /// What the feeds' ids are made of (`Feeds.idBase`); nil: `baseURL`.
         public var feedIDBase: String?
-        /// The Micropub endpoint every page names in its head (nil: none,
-        /// the web client and Micropub are off).
-        public var micropubEndpoint: String?
+        /// Every page names the Micropub endpoint in its head (the web
+        /// client and Micropub are on): `micropub` at the public folder's
+        /// root, a relative link, so that the pages do not depend on the
+        /// address an instance is reached at.
+        public var pagesNameMicropub = false
 
         public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600,
                     pageSize: Int = 50, pageBytes: Int = PageLayout.defaultPageBytes,
@@ -95,7 +97,7 @@ public final class BlogService: Sendable {
         self.users = UserDirectory(storage: store)
         self.fragments = FragmentCache()
         let feedMaker = Feeds(baseURL: settings.baseURL, idBase: settings.feedIDBase)
-        let head = PageRenderer.micropubLink(settings.micropubEndpoint)
+        let head = PageRenderer.micropubLink(settings.pagesNameMicropub ? PageRenderer.micropubPath : nil)
         let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker,
                                   head: head)
         self.userPages = userPages
