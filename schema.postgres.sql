@@ -158,3 +158,11 @@ CREATE INDEX trashed_posts_by_user ON trashed_posts (user_id, trashed_at);
 CREATE INDEX trashed_posts_by_time ON trashed_posts (trashed_at);
 ALTER TABLE photos ADD COLUMN trashed_post_id bigint REFERENCES trashed_posts(id) ON DELETE CASCADE;
 CREATE INDEX photos_by_trashed_post ON photos (trashed_post_id);
+
+-- Migration 10.
+-- Values chosen once for the whole site and kept, such as the
+-- authority of the feeds' ids.
+CREATE TABLE site_values (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);

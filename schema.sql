@@ -130,3 +130,10 @@ CREATE TABLE trashed_posts (
 
 CREATE INDEX trashed_posts_by_user ON trashed_posts(user_id, trashed_at);
 CREATE INDEX trashed_posts_by_time ON trashed_posts(trashed_at);
+
+-- Values chosen once for the whole site and kept, such as the authority
+-- of the feeds' ids.
+CREATE TABLE site_values (
+    key   TEXT NOT NULL PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;

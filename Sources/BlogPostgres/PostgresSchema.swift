@@ -164,6 +164,14 @@ public enum PostgresSchema {
             ALTER TABLE photos ADD COLUMN trashed_post_id bigint REFERENCES trashed_posts(id) ON DELETE CASCADE;
             CREATE INDEX photos_by_trashed_post ON photos (trashed_post_id);
             """),
+        Migration(version: 10, name: "site values", sql: """
+            -- Values chosen once for the whole site and kept, such as the
+            -- authority of the feeds' ids.
+            CREATE TABLE site_values (
+                key   text PRIMARY KEY,
+                value text NOT NULL
+            );
+            """),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

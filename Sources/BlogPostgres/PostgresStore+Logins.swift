@@ -20,6 +20,20 @@ extension PostgresStore {
         }.first
     }
 
+    public func siteValue(_ key: String, storingIfAbsent value: String) throws(StorageError) -> String {
+        // The insert is not seen by the statement's own SELECT: one of the
+        // two gives the row, unless a racing caller's insert committed
+        // after this statement's snapshot; a statement of its own sees it.
+        let found = try rows("""
+            WITH added AS (
+                INSERT INTO site_values (key, value) VALUES (\(key), \(value)) ON CONFLICT (key) DO NOTHING RETURNING value
+            )
+            SELECT value FROM added UNION ALL SELECT value FROM site_values WHERE key = \(key)
+            """) { row in try row.decode(String.self) }.first
+        if let found { return found }
+        return try rows("SELECT value FROM site_values WHERE key = \(key)") { row in try row.decode(String.self) }.first ?? value
+    }
+
     public func deleteLeases(expiredBefore date: Date) throws(StorageError) {
         try execute("DELETE FROM leases WHERE expires_at < \(date.timeIntervalSince1970)")
     }

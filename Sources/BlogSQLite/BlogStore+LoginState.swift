@@ -21,6 +21,14 @@ extension BlogStore {
         }
     }
 
+    public func siteValue(_ key: String, storingIfAbsent value: String) throws(StorageError) -> String {
+        try writeState { db in
+            try db.execute(sql: "INSERT INTO site_values (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                           arguments: [key, value])
+            return try String.fetchOne(db, sql: "SELECT value FROM site_values WHERE key = ?", arguments: [key]) ?? value
+        }
+    }
+
     public func deleteLeases(expiredBefore date: Date) throws(StorageError) {
         try writeState { db in
             try db.execute(sql: "DELETE FROM leases WHERE expires_at < ?", arguments: [date.timeIntervalSince1970])

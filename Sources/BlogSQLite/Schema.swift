@@ -189,6 +189,15 @@ enum Schema {
         CREATE INDEX photos_by_trashed_post ON photos(trashed_post_id);
         """
 
+    /// Values chosen once for the whole site and kept, such as the
+    /// authority of the feeds' ids (see `FeedIdentity`).
+    static let siteValues = """
+        CREATE TABLE site_values (
+            key   TEXT NOT NULL PRIMARY KEY,
+            value TEXT NOT NULL
+        ) WITHOUT ROWID;
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -225,6 +234,9 @@ enum Schema {
         }
         migrator.registerMigration("v11-trash") { db in
             try db.execute(sql: version11)
+        }
+        migrator.registerMigration("v12-site-values") { db in
+            try db.execute(sql: siteValues)
         }
         return migrator
     }

@@ -285,6 +285,9 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         headers.reserveCapacity(reply.headers.count + 2)
         for field in reply.headers { headers.add(name: field.name.rawName, value: field.value) }
         headers.add(name: "date", value: HTTPDate.now())
+        // Over HTTPS only (RFC 6797 7.2): browsers come back over HTTPS
+        // for a year, whatever link they follow.
+        if secure { headers.add(name: "strict-transport-security", value: Self.strictTransportSecurity) }
         if closeAfterResponse {
             headers.add(name: "connection", value: "close")
         } else if request.version == .http1_0 {
@@ -304,6 +307,10 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         }
         if let accessLog { log(reply, request, context, accessLog) }
     }
+
+    /// A year, the common choice; no `includeSubDomains`: other hosts of
+    /// the domain are not blogd's to speak for.
+    static let strictTransportSecurity = "max-age=31536000"
 
     private func log(_ reply: PublicFolderHandler.Reply, _ request: Request, _ context: ChannelHandlerContext, _ accessLog: Logger) {
         // The path as sent, but never a control character into the log.

@@ -27,17 +27,23 @@ public struct PublicFolderHandler: Sendable {
     /// Whether the server can serve (its database answers), or nil for no
     /// health endpoint.
     let health: (@Sendable () async -> Bool)?
+    /// What a page's reply carries besides the fields of every file: the
+    /// Micropub endpoint's `Link`, when there is one.
+    let pageFields: HTTPFields
 
     /// Reads files on the calling thread (fine for tests and tools; the
     /// web server reads through its cache, on a thread of its own).
-    public init(folder: URL, health: (@Sendable () async -> Bool)? = nil) {
-        self.init(folder: folder, files: DiskFiles(folder: folder.path), health: health)
+    /// `micropub`: the Micropub endpoint's URL, named in every page's
+    /// reply (`Link: <URL>; rel="micropub"`, W3C Micropub 5.3).
+    public init(folder: URL, health: (@Sendable () async -> Bool)? = nil, micropub: String? = nil) {
+        self.init(folder: folder, files: DiskFiles(folder: folder.path), health: health, micropub: micropub)
     }
 
-    init(folder: URL, files: any FileSource, health: (@Sendable () async -> Bool)? = nil) {
+    init(folder: URL, files: any FileSource, health: (@Sendable () async -> Bool)? = nil, micropub: String? = nil) {
         self.folder = folder
         self.files = files
         self.health = health
+        pageFields = micropub.map { [HTTPField.Name("Link")!: "<\($0)>; rel=\"micropub\""] } ?? [:]
     }
 
     /// The health endpoint's path.
@@ -59,8 +65,10 @@ public struct PublicFolderHandler: Sendable {
         case methodNotAllowed
     }
 
+    static let htmlType = "text/html; charset=utf-8"
+
     static let contentTypes = [
-        "html": "text/html; charset=utf-8",
+        "html": htmlType,
         "css": "text/css; charset=utf-8",
         "atom": "application/atom+xml; charset=utf-8",
         // The map pages' scripts (Leaflet, map.js) and Leaflet's icons.
@@ -81,6 +89,23 @@ public struct PublicFolderHandler: Sendable {
     }
 
     static let nosniff = HTTPField.Name("X-Content-Type-Options")!
+
+    /// What a public page may load: its own folder's files (style.css,
+    /// Leaflet and map.js beside the pages, photos) and OpenStreetMap's
+    /// tiles on a map page; no inline script, no plug-in, no form. Post
+    /// pages set `<base href="../">`: base-uri is 'self'.
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; "
+        + "img-src 'self' data: https://tile.openstreetmap.org; base-uri 'self'; form-action 'none'; frame-ancestors 'none'"
+
+    /// Every file's reply carries these (the web client's pages have
+    /// their own, stricter set). The referrer goes as the origin alone to
+    /// other sites: OpenStreetMap's tile policy asks for one.
+    static let securityFields: HTTPFields = [
+        nosniff: "nosniff",
+        .contentSecurityPolicy: contentSecurityPolicy,
+        HTTPField.Name("X-Frame-Options")!: "DENY",
+        HTTPField.Name("Referrer-Policy")!: "strict-origin-when-cross-origin",
+    ]
 
     /// The answer to `method` on `path` (the request target as sent, before
     /// any decoding, without the query), given the request's `fields`
@@ -104,7 +129,8 @@ public struct PublicFolderHandler: Sendable {
                 packed = files.immediateGzip(file, name: name)
                 if packed == nil { packed = await files.gzip(file, name: name) }
             }
-            return Self.fileReply(file, contentType: contentType, withBody: withBody, fields: fields, gzipped: packed)
+            return Self.fileReply(file, contentType: contentType, withBody: withBody, fields: fields, gzipped: packed,
+                                  pageFields: pageFields)
         case .methodNotAllowed, .notFound:
             preconditionFailure("answered at once")
         }
@@ -133,7 +159,8 @@ public struct PublicFolderHandler: Sendable {
                 guard let kept = files.immediateGzip(file, name: name) else { return nil }
                 packed = kept
             }
-            return Self.fileReply(file, contentType: contentType, withBody: withBody, fields: fields, gzipped: packed)
+            return Self.fileReply(file, contentType: contentType, withBody: withBody, fields: fields, gzipped: packed,
+                                  pageFields: pageFields)
         }
     }
 
@@ -148,7 +175,7 @@ public struct PublicFolderHandler: Sendable {
     /// `file`'s reply, as it is or `gzipped` (when the client asked and
     /// compressing worked), or a 304 when the client has it.
     private static func fileReply(_ file: FileContent, contentType: String, withBody: Bool, fields: HTTPFields,
-                                  gzipped: ByteBuffer?) -> Reply {
+                                  gzipped: ByteBuffer?, pageFields: HTTPFields) -> Reply {
         let notModified = file.isCurrent(fields)
         // The gzipped body is another representation: its tag is weak, as
         // nginx makes it; a 304 names the tag the client would get.
@@ -174,7 +201,8 @@ public struct PublicFolderHandler: Sendable {
             headers[.contentEncoding] = "gzip"
         }
         headers[.contentLength] = String(body.readableBytes)
-        headers[Self.nosniff] = "nosniff"
+        headers.append(contentsOf: securityFields)
+        if contentType == htmlType { headers.append(contentsOf: pageFields) }
         headers.append(contentsOf: validators)
         return Reply(status: .ok, headers: headers, body: withBody ? body : ByteBuffer())
     }
@@ -188,7 +216,7 @@ public struct PublicFolderHandler: Sendable {
         var reply = Reply(status: .gone, headers: [.contentType: "text/html; charset=utf-8",
                                                    .contentLength: String(page.utf8.count)],
                           body: withBody ? ByteBuffer(string: page) : ByteBuffer())
-        reply.headers[nosniff] = "nosniff"
+        reply.headers.append(contentsOf: securityFields)
         return reply
     }
 

@@ -59,12 +59,14 @@ public final class WebServer: Sendable {
     /// line: method, path, status, body bytes, milliseconds, the peer.
     /// `logger` is for the server's own troubles (nothing at info level).
     /// With `tls`, it serves the same folder over HTTPS on a port of its
-    /// own too, and may send plain HTTP requests there.
+    /// own too, and may send plain HTTP requests there. `micropub` is the
+    /// Micropub endpoint each page's reply names (`PublicFolderHandler`).
     public convenience init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
                             health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil,
-                            tls: TLS? = nil, application: (any WebApplication)? = nil) async throws(StartError) {
+                            tls: TLS? = nil, application: (any WebApplication)? = nil,
+                            micropub: String? = nil) async throws(StartError) {
         try await self.init(folder: folder, host: host, port: port, logger: logger, limits: limits, health: health,
-                            accessLog: accessLog, tls: tls, application: application,
+                            accessLog: accessLog, tls: tls, application: application, micropub: micropub,
                             clock: { NIODeadline.now().uptimeNanoseconds })
     }
 
@@ -99,7 +101,7 @@ public final class WebServer: Sendable {
     /// a page in memory goes unchecked: tests move it on.
     init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
          health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil, tls: TLS? = nil,
-         application: (any WebApplication)? = nil,
+         application: (any WebApplication)? = nil, micropub: String? = nil,
          clock: @escaping @Sendable () -> UInt64) async throws(StartError) {
         guard let bindHosts = ListenHost.bindHosts(for: host) else { throw .badHost(host) }
         for port in [port] + (tls.map { [$0.port] } ?? []) where !(0...65535).contains(port) {
@@ -114,7 +116,8 @@ public final class WebServer: Sendable {
         // Never on the file thread: a database that hangs would stop the pages.
         let healthy = health.map { HealthProbe(limit: 1, $0).check }
         let cache = FileCache(folder: folder.path, capacity: limits.cacheBytes, trustedFor: Self.pageCheckInterval, now: clock)
-        let files = PublicFolderHandler(folder: folder, files: CachedFiles(cache: cache, thread: fileThread), health: healthy)
+        let files = PublicFolderHandler(folder: folder, files: CachedFiles(cache: cache, thread: fileThread), health: healthy,
+                                        micropub: micropub)
         let runner = application.map {
             ApplicationRunner(application: $0, threads: limits.applicationThreads, maxWaiting: limits.maxApplicationRequests,
                               bodies: BodyBudget(maxTotal: limits.maxBodyBytes, maxPerAddress: limits.maxBodyBytesPerAddress),

@@ -71,6 +71,12 @@ struct Serve: AsyncParsableCommand {
         if !FileManager.default.fileExists(atPath: settings.publicFolder + "/style.css") {
             logger.warning("no style.css in the public folder; pages will be unstyled", metadata: ["public": "\(settings.publicFolder)"])
         }
+        // Whatever way the start or the run ends, no spare stays behind.
+        defer { service.pages.removeSpares() }
+        if let problem = service.pages.stagingProblem {
+            logger.warning("page writes stage in the public folder and keep no spares (more CPU a post)",
+                           metadata: ["reason": "\(problem)"])
+        }
         service.pages.spreadBlogFolders()
         MapAssets.install(into: settings.publicFolder, logger: logger)
         // Pages are derived data: after a crash they may lag the database.
@@ -129,7 +135,9 @@ struct Serve: AsyncParsableCommand {
                                           accessLog: settings.httpAccessLog ? Logger(label: "blogd.http.access") : nil,
                                           tls: tls,
                                           application: settings.webClient
-                                              ? Self.application(settings, store: store, server: server, service: service) : nil)
+                                              ? Self.application(settings, store: store, server: server, service: service) : nil,
+                                          micropub: settings.webClient
+                                              ? settings.effectiveBaseURL + PageRenderer.micropubPath : nil)
             } catch let error as TLSError {
                 server.stop(timeout: 1)
                 throw fail(error.description)

@@ -56,9 +56,16 @@ func openService(_ settings: BlogConfig, create: Bool = false, metered: Bool = f
         let opened = try Database.open(settings.database, layout: settings.serviceSettings.layout, create: create,
                                        deadline: settings.storageDeadline, logger: Logger(label: "blogd.postgres"))
         let store: any BlogStorage = metered ? MeteredStorage(opened) : opened
+        var serviceSettings = settings.serviceSettings
+        // Pages name the Micropub endpoint while the web client is on.
+        serviceSettings.pagesNameMicropub = settings.webClient
+        // Only a base URL set by the operator fixes the feeds' ids.
+        if let baseURL = settings.baseURL {
+            serviceSettings.feedIDBase = try Feeds.idBase(storage: store, baseURL: baseURL)
+        }
         let service = try BlogService(
             store: store, pages: PageStore(folder: URL(fileURLWithPath: settings.publicFolder)),
-            settings: settings.serviceSettings, logger: logger)
+            settings: serviceSettings, logger: logger)
         return (store, service)
     } catch {
         throw fail("\(error)")

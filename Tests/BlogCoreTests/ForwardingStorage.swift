@@ -98,6 +98,9 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
         try store.leaseExpiry(userKey: userKey, address: address)
     }
     func deleteLeases(expiredBefore date: Date) throws(StorageError) { try store.deleteLeases(expiredBefore: date) }
+    func siteValue(_ key: String, storingIfAbsent value: String) throws(StorageError) -> String {
+        try store.siteValue(key, storingIfAbsent: value)
+    }
     func recordLoginFailure(userKey: String, address: String, at date: Date,
                             policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures {
         try store.recordLoginFailure(userKey: userKey, address: address, at: date, policy: policy)

@@ -217,8 +217,9 @@ struct PageTests {
 
     /// A rewrite keeps the old page as a spare and writes the next one over
     /// it: ten rewrites of two pages (one in a blog's folder) leave one
-    /// spare file, in either folder, and no new inode after the first.
-    @Test func rewritesReuseOneSpareFile() throws {
+    /// spare file, in the staging folder beside the public one (0700, same
+    /// file system), nothing hidden in the public folder.
+    @Test func rewritesReuseOneSpareFileOutsideThePublicFolder() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let store = PageStore(folder: folder)
             for round in 0..<10 {
@@ -226,32 +227,136 @@ struct PageTests {
                 try store.write("post \(round)", file: "alice/1.html")
             }
             #expect(store.read(file: "alice.html") == "page 9" && store.read(file: "alice/1.html") == "post 9")
-            let hidden = try Self.hidden(in: folder) + Self.hidden(in: folder.appendingPathComponent("alice"))
-            #expect(hidden.count == 1, "\(hidden)")
+            #expect(store.stagingProblem == nil)
+            #expect(try Self.hidden(in: folder) + Self.hidden(in: folder.appendingPathComponent("alice")) == [])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.stagingPath).count == 1)
+            var info = stat(), publicInfo = stat()
+            #expect(lstat(store.stagingPath, &info) == 0 && stat(folder.path, &publicInfo) == 0)
+            #expect(info.st_mode & 0o777 == 0o700 && info.st_dev == publicInfo.st_dev)
             store.removeSpares()
+            #expect(!FileManager.default.fileExists(atPath: store.stagingPath))
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["alice", "alice.html"])
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("alice").path) == ["1.html"])
+            // A write after the stop makes the folder again.
+            try store.write("page 10", file: "alice.html")
+            #expect(store.read(file: "alice.html") == "page 10")
         }
     }
 
-    /// A new post's page takes no spare (its inode is made in its blog's
-    /// folder); a spare removed with its blog's folder is made again.
+    /// A new post's page takes no spare; a spare deleted under the store
+    /// (another instance's start) is made again.
     @Test func newPagesTakeNoSpareAndLostSparesAreMadeAgain() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let store = PageStore(folder: folder)
             try store.write(Array("post 1".utf8), file: "bob/1.html", new: true)
             try store.write("post 1, linked", file: "bob/1.html")
             try store.write("post 1, linked again", file: "bob/1.html")
-            #expect(try Self.hidden(in: folder.appendingPathComponent("bob")).count == 1, "the swapped-out page, kept")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.stagingPath).count == 1, "the swapped-out page, kept")
             try store.write(Array("post 2".utf8), file: "bob/2.html", new: true)
-            #expect(try Self.hidden(in: folder.appendingPathComponent("bob")).count == 1, "not taken for a new page")
-            store.removeFolder("bob")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.stagingPath).count == 1, "not taken for a new page")
+            for name in try FileManager.default.contentsOfDirectory(atPath: store.stagingPath) {
+                try FileManager.default.removeItem(atPath: store.stagingPath + "/" + name)
+            }
             try store.write("page", file: "carol.html")
             try store.write("page, again", file: "carol.html")
             #expect(store.read(file: "carol.html") == "page, again")
             store.removeSpares()
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["carol.html"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["bob", "carol.html"])
         }
+    }
+
+    /// `dropSpares` deletes every old page kept: none of the text a page
+    /// held before stays on disk.
+    @Test func droppedSparesLeaveNoOldText() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            try store.write("secret one", file: "alice.html")
+            try store.write("secret two", file: "alice/1.html")
+            try store.write("public one", file: "alice.html")
+            try store.write("public two", file: "alice/1.html")
+            #expect(try Self.texts(under: store.stagingPath).contains { $0.contains("secret") })
+            store.dropSpares()
+            #expect(try Self.texts(under: store.stagingPath).isEmpty)
+            #expect(try Self.texts(under: folder.path).allSatisfy { !$0.contains("secret") })
+        }
+    }
+
+    /// The site-wide pages' old copies are never kept: they are written
+    /// after a deletion has dropped the spares.
+    @Test func siteWidePagesKeepNoSpare() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            for round in 0..<3 {
+                try store.write("index \(round)", file: IndexPage.fileName)
+                try store.write("feed \(round)", file: PageRenderer.siteFeedFile)
+            }
+            #expect(try Self.texts(under: store.stagingPath).isEmpty)
+        }
+    }
+
+    /// Where no staging folder can be had (here a file stands where it
+    /// goes), pages are still written whole; no spare is kept, and no
+    /// hidden file stays in the public folder.
+    @Test func withoutStagingFolderNoSpareIsKept() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let public_ = folder.appendingPathComponent("public")
+            try FileManager.default.createDirectory(at: public_, withIntermediateDirectories: false)
+            let staging = folder.appendingPathComponent("staging").path
+            #expect(FileManager.default.createFile(atPath: staging, contents: Data()))
+            let store = PageStore(folder: public_, staging: staging)
+            for round in 0..<5 {
+                try store.write("page \(round)", file: "alice.html")
+                try store.write("post \(round)", file: "alice/1.html")
+            }
+            #expect(store.read(file: "alice.html") == "page 4")
+            #expect(store.stagingProblem?.contains("not a folder") == true)
+            #expect(try Self.hidden(in: public_) + Self.hidden(in: public_.appendingPathComponent("alice")) == [])
+        }
+    }
+
+    /// A link where the staging folder goes is not followed.
+    @Test func stagingFolderIsNotALink() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let public_ = folder.appendingPathComponent("public")
+            let elsewhere = folder.appendingPathComponent("elsewhere")
+            for made in [public_, elsewhere] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: false) }
+            let store = PageStore(folder: public_)
+            try FileManager.default.createSymbolicLink(atPath: store.stagingPath, withDestinationPath: elsewhere.path)
+            try store.write("one", file: "alice.html")
+            try store.write("two", file: "alice.html")
+            #expect(store.stagingProblem != nil)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+        }
+    }
+
+    /// At a start, the staging folder's leftovers and the hidden
+    /// temporary files of older versions in the public folder go.
+    @Test func leftoversGoAtStart() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            try store.write("page", file: "alice.html")
+            try store.write("page, again", file: "alice.html")
+            try Data("old".utf8).write(to: folder.appendingPathComponent(".alice.html.17.tmp"))
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("alice"), withIntermediateDirectories: false)
+            try Data("old".utf8).write(to: folder.appendingPathComponent("alice/.1.html.18.tmp"))
+            try Data("crash".utf8).write(to: URL(fileURLWithPath: store.stagingPath + "/19.tmp"))
+            #expect(store.removeLeftoverTemporaries() == 3, "the own spare is not counted")
+            #expect(try Self.texts(under: store.stagingPath).isEmpty)
+            #expect(try Self.hidden(in: folder) + Self.hidden(in: folder.appendingPathComponent("alice")) == [])
+        }
+    }
+
+    /// Every file's text under `path`, hidden ones included.
+    static func texts(under path: String) throws -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: path) else { return [] }
+        var texts: [String] = []
+        while let name = walker.nextObject() as? String {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isFolder), !isFolder.boolValue {
+                texts.append(String(decoding: FileManager.default.contents(atPath: path + "/" + name) ?? Data(), as: UTF8.self))
+            }
+        }
+        return texts
     }
 
     private static func hidden(in folder: URL) throws -> [String] {

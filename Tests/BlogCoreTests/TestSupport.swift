@@ -22,14 +22,21 @@ func makeTemporaryFolder() throws -> URL {
 /// Runs `body` with a fresh temporary folder that is removed afterwards.
 func withTemporaryFolder<T>(_ body: (URL) throws -> T) throws -> T {
     let url = try makeTemporaryFolder()
-    defer { try? FileManager.default.removeItem(at: url) }
+    defer { removeTemporaryFolder(url) }
     return try body(url)
+}
+
+/// Removes a temporary folder, and the staging folder a `PageStore` of it
+/// made beside it.
+private func removeTemporaryFolder(_ url: URL) {
+    try? FileManager.default.removeItem(at: url)
+    try? FileManager.default.removeItem(atPath: PageStore(folder: url).stagingPath)
 }
 
 /// The async form of `withTemporaryFolder`.
 func withTemporaryFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
     let url = try makeTemporaryFolder()
-    defer { try? FileManager.default.removeItem(at: url) }
+    defer { removeTemporaryFolder(url) }
     return try await body(url)
 }
 

@@ -34,7 +34,8 @@ public enum IndexPage {
     /// The index of `blogs`, in the order given (the storage's: newest
     /// post first). Each line: the blog, its newest post's title linking
     /// to the post's page, its post count and the post's date.
-    public static func render(_ blogs: [BlogEntry]) -> [UInt8] {
+    /// `head` goes into the head (`PageRenderer.micropubLink`).
+    public static func render(_ blogs: [BlogEntry], head: [UInt8] = []) -> [UInt8] {
         var lines: [String] = []
         if blogs.isEmpty {
             lines.append("<p class=\"empty\">No blogs yet.</p>")
@@ -59,6 +60,6 @@ public enum IndexPage {
             lines.append("</ul>")
         }
         return PageRenderer.document(title: "Blogs", heading: "Blogs", fragments: lines.map { Array($0.utf8) }, nav: [],
-                                     feeds: [(PageRenderer.siteFeedFile, "All blogs (Atom)")])
+                                     feeds: [(PageRenderer.siteFeedFile, "All blogs (Atom)")], head: head)
     }
 }

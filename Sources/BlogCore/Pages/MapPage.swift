@@ -15,7 +15,7 @@ public enum MapPage {
         user + ".map.html"
     }
 
-    static func render(user: String, posts: [PostRecord]) -> [UInt8] {
+    static func render(user: String, posts: [PostRecord], head extra: [UInt8] = []) -> [UInt8] {
         var list: [UInt8] = Array("<div id=\"map\" class=\"map\"></div>\n<ul class=\"places\">\n".utf8)
         for post in posts {
             guard let place = post.place else { continue }
@@ -30,7 +30,7 @@ public enum MapPage {
         list += Array("</ul>".utf8)
         return PageRenderer.document(title: "\(user) – places", heading: user, fragments: [list],
                                      nav: [(PageRenderer.mainFile(user: user), "\(user)’s blog"), (IndexPage.fileName, "All blogs")],
-                                     head: head)
+                                     head: extra + head)
     }
 
     /// Leaflet (Debian's libjs-leaflet, copied beside the pages by `serve`)

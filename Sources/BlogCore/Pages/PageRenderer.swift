@@ -77,33 +77,51 @@ public enum PageRenderer {
 
     /// A user's main page: `fragments` newest first, linking to archive
     /// page `olderArchive` when there is one.
-    public static func mainPage(user: String, fragments: [[UInt8]], olderArchive: Int?) -> [UInt8] {
+    /// `head` goes into the head (`micropubLink`).
+    public static func mainPage(user: String, fragments: [[UInt8]], olderArchive: Int?, head: [UInt8] = []) -> [UInt8] {
         var nav = olderArchive.map { [(archiveFile(user: user, number: $0), "Older posts")] } ?? []
         nav.append((IndexPage.fileName, "All blogs"))
         return document(title: "\(user) – blog", heading: user, fragments: fragments.isEmpty ? [noPosts] : fragments,
-                        nav: nav, feeds: feeds(user: user))
+                        nav: nav, feeds: feeds(user: user), head: head)
     }
 
     /// Archive page `number` of `user`: the posts of page group `number`.
-    public static func archivePage(user: String, number: Int, fragments: [[UInt8]]) -> [UInt8] {
+    public static func archivePage(user: String, number: Int, fragments: [[UInt8]], head: [UInt8] = []) -> [UInt8] {
         var nav = [(mainFile(user: user), "Newest posts")]
         if number > 1 { nav.append((archiveFile(user: user, number: number - 1), "Older posts")) }
         nav.append((IndexPage.fileName, "All blogs"))
         return document(title: "\(user) (\(number)) – blog", heading: "\(user) · archive \(number)",
-                        fragments: fragments.isEmpty ? [noPosts] : fragments, nav: nav, feeds: feeds(user: user))
+                        fragments: fragments.isEmpty ? [noPosts] : fragments, nav: nav, feeds: feeds(user: user), head: head)
     }
 
     /// A post's own page, at a URL that never changes (`postFile`): the
     /// post, and links to the posts just older and newer, the blog and
     /// the list of blogs.
-    public static func postPage(user: String, title: String, fragment: [UInt8], older: Int64?, newer: Int64?) -> [UInt8] {
+    public static func postPage(user: String, title: String, fragment: [UInt8], older: Int64?, newer: Int64?,
+                                head: [UInt8] = []) -> [UInt8] {
         var nav: [(href: String, text: String)] = []
         if let older { nav.append((postFile(user: user, id: older), "← Older post")) }
         if let newer { nav.append((postFile(user: user, id: newer), "Newer post →")) }
         nav.append((mainFile(user: user), "\(user)’s blog"))
         nav.append((IndexPage.fileName, "All blogs"))
         return document(title: "\(title) – \(user)", heading: user, fragments: [fragment], nav: nav,
-                        feeds: feeds(user: user), base: "../")
+                        feeds: feeds(user: user), base: "../", head: head)
+    }
+
+    /// The Micropub endpoint, relative to the public folder's root (post
+    /// pages' `<base href="../">` makes it so there too): the page server
+    /// serves it beside the pages.
+    public static let micropubPath = "micropub"
+
+    /// What a page's head says of the site's Micropub endpoint (W3C
+    /// Micropub, 5.3: `<link rel="micropub" href="…">`), so that a client
+    /// given a blog's address finds where to post; nothing without one.
+    public static func micropubLink(_ endpoint: String?) -> [UInt8] {
+        guard let endpoint else { return [] }
+        var out = Array("<link rel=\"micropub\" href=\"".utf8)
+        HTMLEscape.append(endpoint, to: &out)
+        out += tagEnd
+        return out
     }
 
     /// `alice/17.html`: a post's page, in a folder of its author's.

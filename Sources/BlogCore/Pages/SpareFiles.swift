@@ -2,8 +2,9 @@ import Synchronization
 
 /// Files of old pages, swapped out of place by `PageStore.write`, kept to
 /// be written over instead of deleted: a page write then neither creates
-/// nor deletes an inode. Hidden temporary names (`.NAME.html.N.tmp`), so
-/// they are never served, and removed at the next start.
+/// nor deletes an inode. They live in the staging folder, outside the
+/// public one (`StagingFolder`), are deleted whenever a post or a user
+/// leaves the pages, and at the stop.
 final class SpareFiles: Sendable {
     /// Spares kept at most; past it, an old page is deleted.
     static let limit = 32

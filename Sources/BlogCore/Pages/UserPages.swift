@@ -11,11 +11,14 @@ final class UserPages: Sendable {
     let storage: any BlogStorage
     let cache: FragmentCache
     let feeds: Feeds
+    /// What every page's head holds besides its own (`PageRenderer.micropubLink`).
+    let head: [UInt8]
     /// The newest archive page on disk, per user id, once known.
     private let archived = Mutex<[Int64: Int]>([:])
 
     init(store: PageStore, layout: PageLayout, storage: any BlogStorage, cache: FragmentCache,
-         feeds: Feeds = Feeds(baseURL: "http://localhost/")) {
+         feeds: Feeds = Feeds(baseURL: "http://localhost/"), head: [UInt8] = []) {
+        self.head = head
         self.store = store
         self.layout = layout
         self.storage = storage
@@ -51,7 +54,7 @@ final class UserPages: Sendable {
         try writeNewPostPages(user, newest: newest, rendered: rendered, shown: shown)
         let onMain = plan.mainPages.map { main in newest.indices.filter { main.contains(newest[$0].page) } } ?? []
         let main = PageRenderer.mainPage(user: user.name, fragments: onMain.map { rendered[$0].fragment },
-                                         olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil)
+                                         olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil, head: head)
         try store.write(main, file: PageRenderer.mainFile(user: user.name))
         return newest.first?.id ?? 0
     }
@@ -80,7 +83,8 @@ final class UserPages: Sendable {
 
     private func writePostPage(_ user: UserRecord, _ post: RenderedPost, id: Int64, older: Int64?, newer: Int64?,
                                new: Bool = false) throws {
-        let page = PageRenderer.postPage(user: user.name, title: post.title, fragment: post.fragment, older: older, newer: newer)
+        let page = PageRenderer.postPage(user: user.name, title: post.title, fragment: post.fragment, older: older, newer: newer,
+                                         head: head)
         try store.write(page, file: PageRenderer.postFile(user: user.name, id: id), new: new)
     }
 
@@ -100,7 +104,7 @@ final class UserPages: Sendable {
         archived.withLock { $0[user.id] = plan.newestArchive }
         let onMain = plan.mainPages.map { main in newest.filter { main.contains($0.page) } } ?? []
         try store.write(PageRenderer.mainPage(user: user.name, fragments: try renderings(onMain, of: user).map(\.fragment),
-                                              olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil),
+                                              olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil, head: head),
                         file: PageRenderer.mainFile(user: user.name))
         let around = try storage.adjacentPosts(to: post, ofUserID: user.id)
         if deleted {
@@ -117,6 +121,10 @@ final class UserPages: Sendable {
                               older: around.older?.id, newer: around.newer?.id)
         }
         try writeFeed(user)
+        // The old pages swapped out above hold the deleted post, and older
+        // spares may too: none is kept. Every later write of this blog's
+        // pages (under the same lock) renders without the post.
+        if deleted { store.dropSpares() }
     }
 
     /// Writes the blog's feed from its newest posts, and its map page
@@ -133,7 +141,7 @@ final class UserPages: Sendable {
     /// The map page, nil while no post has a place.
     private func mapPage(_ user: UserRecord) throws -> [UInt8]? {
         let placed = try storage.placedPosts(ofUserID: user.id, limit: MapPage.limit)
-        return placed.isEmpty ? nil : MapPage.render(user: user.name, posts: placed)
+        return placed.isEmpty ? nil : MapPage.render(user: user.name, posts: placed, head: head)
     }
 
     private func feed(_ user: UserRecord) throws -> [UInt8] {
@@ -166,11 +174,11 @@ final class UserPages: Sendable {
         let onMain = plan.mainPages.map { main in all.indices.filter { main.contains(all[$0].page) } } ?? []
         pages.append((PageRenderer.mainFile(user: user.name),
                       PageRenderer.mainPage(user: user.name, fragments: onMain.map { rendered[$0].fragment },
-                                            olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil)))
+                                            olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil, head: head)))
         for index in all.indices {
             let page = PageRenderer.postPage(user: user.name, title: rendered[index].title, fragment: rendered[index].fragment,
                                              older: index + 1 < all.count ? all[index + 1].id : nil,
-                                             newer: index > 0 ? all[index - 1].id : nil)
+                                             newer: index > 0 ? all[index - 1].id : nil, head: head)
             pages.append((PageRenderer.postFile(user: user.name, id: all[index].id), page))
         }
         for id in try storage.deletedPostIDs(ofUserID: userID) {
@@ -197,16 +205,21 @@ final class UserPages: Sendable {
         let expected = Set(pages.map(\.file))
         // Hidden names are writes under way (and crash leftovers, which the
         // start removes): never touched here.
+        var removed = false
         for name in store.files(in: user.name) where !name.hasPrefix(".") && !expected.contains(user.name + "/" + name)
             && !Self.isPhotoFile(name, in: user.name) {
             store.remove(file: user.name + "/" + name)
-            changed = true
+            removed = true
         }
         let map = MapPage.file(user: user.name)
         if !expected.contains(map) && store.exists(file: map) {
             store.remove(file: map)
-            changed = true
+            removed = true
         }
+        // A page no post accounts for: a post left (one taken back after a
+        // failed reply, say), and spares may hold its text.
+        if removed { store.dropSpares() }
+        changed = changed || removed
         archived.withLock { $0[user.id] = archives }
         return changed
     }
@@ -224,6 +237,8 @@ final class UserPages: Sendable {
         store.remove(file: PageRenderer.mainFile(user: user.name))
         store.remove(file: PageRenderer.feedFile(user: user.name))
         store.remove(file: MapPage.file(user: user.name))
+        // Spares may hold the user's old pages.
+        store.dropSpares()
         forget(user)
     }
 
@@ -253,7 +268,7 @@ final class UserPages: Sendable {
     private func archivePage(_ user: UserRecord, number: Int) throws -> [UInt8] {
         let posts = try storage.postStubs(ofUserID: user.id, pages: number...number)
         return PageRenderer.archivePage(user: user.name, number: number,
-                                        fragments: try renderings(posts, of: user).map(\.fragment))
+                                        fragments: try renderings(posts, of: user).map(\.fragment), head: head)
     }
 
     /// The archive page to write first when nothing is known of this

@@ -38,6 +38,14 @@ public final class BlogService: Sendable {
         /// Thirty days: a month to notice a mistaken deletion.
         public static let defaultTrashDays = 30
 
+        /// What the feeds' ids are made of (`Feeds.idBase`); nil: `baseURL`.
+        public var feedIDBase: String?
+        /// Every page names the Micropub endpoint in its head (the web
+        /// client and Micropub are on): `micropub` at the public folder's
+        /// root, a relative link, so that the pages do not depend on the
+        /// address an instance is reached at.
+        public var pagesNameMicropub = false
+
         public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600,
                     pageSize: Int = 50, pageBytes: Int = PageLayout.defaultPageBytes,
                     loginThrottle: LoginThrottle.Policy = .init(), storageDeadline: Double = 3,
@@ -99,8 +107,10 @@ public final class BlogService: Sendable {
         self.throttle = LoginThrottle(policy: settings.loginThrottle, storage: store, now: now)
         self.users = UserDirectory(storage: store)
         self.fragments = FragmentCache()
-        let feedMaker = Feeds(baseURL: settings.baseURL)
-        let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker)
+        let feedMaker = Feeds(baseURL: settings.baseURL, idBase: settings.feedIDBase)
+        let head = PageRenderer.micropubLink(settings.pagesNameMicropub ? PageRenderer.micropubPath : nil)
+        let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker,
+                                  head: head)
         self.userPages = userPages
         self.pageWriter = PageWriter(pages: userPages)
         self.photoFiles = PhotoFiles(pages: pages)
@@ -108,8 +118,9 @@ public final class BlogService: Sendable {
             // Under the lock of user id 0 (no user has it): with several
             // instances, the index written last is read last.
             try store.withPageLock(userID: 0) {
-                try pages.write(IndexPage.render(try store.blogIndex(limit: IndexPage.limit)), file: IndexPage.fileName)
-                try pages.write(feedMaker.site(try store.recentPosts(limit: Feeds.entryLimit)), file: PageRenderer.siteFeedFile)
+                try pages.writeIfChanged(IndexPage.render(try store.blogIndex(limit: IndexPage.limit), head: head), file: IndexPage.fileName)
+                try pages.writeIfChanged(feedMaker.site(try store.recentPosts(limit: Feeds.entryLimit)),
+                                         file: PageRenderer.siteFeedFile)
             }
         }
         self.feeds = CoalescedWriter("feed", logger: logger) { [store] userID, owner in

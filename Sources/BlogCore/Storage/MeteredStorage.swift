@@ -135,6 +135,9 @@ public struct MeteredStorage: BlogStorage {
     public func leaseExpiry(userKey: String, address: String) throws(StorageError) -> Date? {
         try counted(try base.leaseExpiry(userKey: userKey, address: address))
     }
+    public func siteValue(_ key: String, storingIfAbsent value: String) throws(StorageError) -> String {
+        try counted(try base.siteValue(key, storingIfAbsent: value))
+    }
     public func deleteLeases(expiredBefore date: Date) throws(StorageError) {
         try counted(try base.deleteLeases(expiredBefore: date))
     }
