@@ -134,3 +134,10 @@ ALTER TABLE photos ALTER COLUMN thumbnail SET STORAGE EXTERNAL;
 CREATE INDEX photos_by_user ON photos (user_id);
 CREATE INDEX photos_by_post ON photos (post_id);
 CREATE INDEX photos_unattached ON photos (created_at) WHERE post_id IS NULL;
+
+-- Migration 9.
+-- The HTML a post's text was derived from, as a Micropub client
+-- sent it: never rendered (the pages show content, escaped),
+-- NULL for plain text. A post's photos may carry alt text
+-- (name:w:h:tw:th:ALT, ALT percent-encoded).
+ALTER TABLE posts ADD COLUMN content_html text;

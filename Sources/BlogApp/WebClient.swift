@@ -16,7 +16,7 @@ import HTTPTypes
 /// origin is refused. No password is ever logged or shown.
 ///
 ///     let client = WebClient(backend: .init(
-///         perform: { request, photos, session in server.perform(request, photos: photos, session: session) },
+///         perform: { request, extras, session in server.perform(request, extras: extras, session: session) },
 ///         storePhoto: { photo, image, thumbnail, user, session in
 ///             service.storePhoto(photo, image: image, thumbnail: thumbnail, for: user, session: session) },
 ///         storage: store, tokens: AccessTokens(storage: store)))
@@ -26,8 +26,9 @@ public struct WebClient: WebApplication {
     /// What the client needs of the server.
     public struct Backend: Sendable {
         /// Carries out a request as the blog port would, with its budgets;
-        /// a new post gets the photos named (stored by `storePhoto`).
-        public var perform: @Sendable (Request, [String], Session) -> Outcome
+        /// a new post gets the photos named (stored by `storePhoto`), and
+        /// a post or an edit what else `PostExtras` holds.
+        public var perform: @Sendable (Request, PostExtras, Session) -> Outcome
         /// Stores a processed photo for a user (`BlogService.storePhoto`).
         public var storePhoto: @Sendable (PostPhoto, [UInt8], [UInt8], Username, Session) -> Reply
         /// Reads: the user, their posts.
@@ -39,7 +40,7 @@ public struct WebClient: WebApplication {
         public var uploads: UploadBudget
         public var photoLimits: PhotoLimits
 
-        public init(perform: @escaping @Sendable (Request, [String], Session) -> Outcome,
+        public init(perform: @escaping @Sendable (Request, PostExtras, Session) -> Outcome,
                     storePhoto: @escaping @Sendable (PostPhoto, [UInt8], [UInt8], Username, Session) -> Reply,
                     storage: any BlogStorage, tokens: AccessTokens, registrationOpen: Bool = true,
                     uploads: UploadBudget = UploadBudget(), photoLimits: PhotoLimits = PhotoLimits()) {
@@ -83,7 +84,13 @@ public struct WebClient: WebApplication {
     /// The post form may carry one photo.
     /// A large upload over its address's budget is refused unread.
     public func refusal(beforeReading request: WebRequest) -> WebResponse? {
-        request.path == "/app/posts" ? PhotoUploads.charge(request, backend.uploads) : nil
+        Self.takesPhoto(request.path) ? PhotoUploads.charge(request, backend.uploads) : nil
+    }
+
+    /// The new post form and the edit form may carry a photo.
+    static func takesPhoto(_ path: String) -> Bool {
+        guard case .edit = AppRoute(method: .post, path: path) else { return path == "/app/posts" }
+        return true
     }
 
     /// Logins and registrations wait for scrypt.
@@ -92,7 +99,7 @@ public struct WebClient: WebApplication {
     }
 
     public func bodyLimit(path: String) -> Int {
-        path == "/app/posts" ? backend.photoLimits.maxBytes + Self.maxBody : Self.maxBody
+        Self.takesPhoto(path) ? backend.photoLimits.maxBytes + Self.maxBody : Self.maxBody
     }
 
     public func respond(to request: WebRequest) -> WebResponse {

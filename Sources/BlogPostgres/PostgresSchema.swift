@@ -140,6 +140,13 @@ public enum PostgresSchema {
             CREATE INDEX photos_by_post ON photos (post_id);
             CREATE INDEX photos_unattached ON photos (created_at) WHERE post_id IS NULL;
             """),
+        Migration(version: 9, name: "html content", sql: """
+            -- The HTML a post's text was derived from, as a Micropub client
+            -- sent it: never rendered (the pages show content, escaped),
+            -- NULL for plain text. A post's photos may carry alt text
+            -- (name:w:h:tw:th:ALT, ALT percent-encoded).
+            ALTER TABLE posts ADD COLUMN content_html text;
+            """),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

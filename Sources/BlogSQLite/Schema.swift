@@ -164,6 +164,13 @@ enum Schema {
         CREATE INDEX photos_unattached ON photos(created_at) WHERE post_id IS NULL;
         """
 
+    /// The HTML a post's text was derived from, as a Micropub client sent
+    /// it (`{"html": …}`): kept beside the text, never rendered, so that
+    /// `q=source` gives back what was sent. NULL for plain text.
+    static let version11 = """
+        ALTER TABLE posts ADD COLUMN content_html TEXT;
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -197,6 +204,9 @@ enum Schema {
         }
         migrator.registerMigration("v10-photos") { db in
             try db.execute(sql: version10)
+        }
+        migrator.registerMigration("v11-content-html") { db in
+            try db.execute(sql: version11)
         }
         return migrator
     }
