@@ -157,12 +157,16 @@ enum AppPages {
     }
 
     /// An edited post's photos: each with its alt text and a box that
-    /// removes it.
+    /// removes it. The thumbnail is drawn small: at its own width it
+    /// would be wider than a phone.
     private static func photoFields(_ draft: Draft, _ html: inout HTML) {
         for photo in draft.photos {
+            let scale = min(1, 160 / Double(max(photo.thumbnailWidth, photo.thumbnailHeight, 1)))
+            let width = max(1, Int((Double(photo.thumbnailWidth) * scale).rounded()))
+            let height = max(1, Int((Double(photo.thumbnailHeight) * scale).rounded()))
             html.raw("<fieldset class=\"photo-fields\"><legend>Photo</legend><img src=\"/")
             html.text(photo.thumbnailFile)
-            html.raw("\" width=\"\(photo.thumbnailWidth)\" height=\"\(photo.thumbnailHeight)\" alt=\"")
+            html.raw("\" width=\"\(width)\" height=\"\(height)\" alt=\"")
             html.text(photo.alt)
             html.raw("\"><label for=\"alt-\(photo.name)\">Alt text</label>")
             html.raw("<input id=\"alt-\(photo.name)\" name=\"alt-\(photo.name)\" maxlength=\"\(PostPhoto.maxAltCharacters)\" value=\"")
