@@ -166,3 +166,11 @@ CREATE TABLE site_values (
     key   text PRIMARY KEY,
     value text NOT NULL
 );
+
+-- Migration 11.
+-- The HTML a post's text was derived from, as a Micropub client
+-- sent it: never rendered (the pages show content, escaped),
+-- NULL for plain text. A post's photos may carry alt text
+-- (name:w:h:tw:th:ALT, ALT percent-encoded).
+ALTER TABLE posts ADD COLUMN content_html text;
+ALTER TABLE trashed_posts ADD COLUMN content_html text;

@@ -24,8 +24,12 @@
 -- Photos keep their bytes here (the files in the public folder are derived
 -- from them, as the pages are from the posts), with a random name of 32 hex
 -- digits; post_id is NULL until a post takes them. A post keeps its photos'
--- names and sizes in posts.photos ('name:w:h:tw:th', space separated, in
--- the post's order; '' for none), so that reading posts needs no join.
+-- names and sizes in posts.photos ('name:w:h:tw:th', then ':ALT' when the
+-- post gives it alt text, percent-encoded; space separated, in the post's
+-- order; '' for none), so that reading posts needs no join.
+-- content_html is the HTML a post's text was derived from, as a Micropub
+-- client sent it; never rendered (the pages show content, escaped), NULL
+-- for plain text.
 -- The trash: a post its author deletes moves, whole, to trashed_posts (its
 -- tombstone in deleted_posts, its page 410) and its photos keep their bytes
 -- on no post, marked with trashed_post_id, until it is restored or purged
@@ -49,7 +53,7 @@ CREATE TABLE posts (
     page       INTEGER NOT NULL CHECK (page >= 1),
     weight     INTEGER NOT NULL CHECK (weight >= 0),
     updated_at TEXT
-, latitude TEXT, longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL)), photos TEXT NOT NULL DEFAULT '');
+, latitude TEXT, longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL)), photos TEXT NOT NULL DEFAULT '', content_html TEXT);
 
 CREATE INDEX posts_by_user ON posts(user_id, page, id, weight, updated_at);
 CREATE INDEX posts_placed ON posts(user_id, page, id) WHERE latitude IS NOT NULL;
@@ -126,7 +130,7 @@ CREATE TABLE trashed_posts (
     longitude  TEXT,
     photos     TEXT    NOT NULL,
     trashed_at TEXT    NOT NULL
-);
+, content_html TEXT);
 
 CREATE INDEX trashed_posts_by_user ON trashed_posts(user_id, trashed_at);
 CREATE INDEX trashed_posts_by_time ON trashed_posts(trashed_at);

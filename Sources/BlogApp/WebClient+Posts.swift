@@ -37,7 +37,8 @@ extension WebClient {
         guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
         guard !form.hasInvalidText else { return home(signedIn, error: Self.notUTF8, status: .badRequest) }
         let draft = AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "",
-                                   latitude: form["latitude"] ?? "", longitude: form["longitude"] ?? "")
+                                   latitude: form["latitude"] ?? "", longitude: form["longitude"] ?? "",
+                                   alt: form["alt"] ?? "")
         guard let user = signedIn.username else { return Self.unavailable(signedIn) }
         guard case .success(let (title, content, typedPlace)) = validated(draft, withPlace: true) else {
             if case .failure(let error) = validated(draft, withPlace: true) {
@@ -45,22 +46,27 @@ extension WebClient {
             }
             return Self.unavailable(signedIn)
         }
+        let alt: String
+        switch Self.checkedAlt(draft.alt) {
+        case .failure(let error): return home(signedIn, draft: draft, error: error.text, status: .badRequest)
+        case .success(let checked): alt = checked
+        }
         var place = typedPlace
-        var photos: [String] = []
+        var photos: [PhotoAttachment] = []
         if let photo {
             let session = Session(peerAddress: request.peerAddress, authenticatedAs: user)
             switch PhotoUploads(backend: backend).accept(photo, requestBytes: request.body.count, as: user, session: session) {
             case .failure(let refusal):
                 return home(signedIn, draft: draft, error: refusal.text, status: refusal.status)
             case .success(let stored):
-                photos = [stored.photo.name]
+                photos = [PhotoAttachment(name: stored.photo.name, alt: alt)]
                 // The photo's own place is published only when asked for.
                 if place == nil, form["photo_location"] == "on" { place = stored.location }
             }
         }
         let command: Request = place.map { .geoPost(user: user, place: $0, title: title, content: content) }
             ?? .newPost(user: user, title: title, content: content)
-        switch perform(command, photos: photos, as: user, from: request) {
+        switch perform(command, extras: PostExtras(photos: photos), as: user, from: request) {
         case .posted: return .redirect("/app/?done=posted")
         case .busy: return home(signedIn, draft: draft, error: Self.busy, status: .tooManyRequests)
         case .postRefused: return home(signedIn, draft: draft, error: "You may not post now.", status: .forbidden)
@@ -89,30 +95,90 @@ extension WebClient {
             guard let post = try backend.storage.posts(ids: [id]).first, post.userID == signedIn.user.id else {
                 return .page(AppPages.notFound(signedIn.viewer), status: .notFound)
             }
-            return .page(AppPages.edit(signedIn.viewer, id: id, draft: .init(title: post.title, content: post.content),
-                                       error: nil))
+            return .page(AppPages.edit(signedIn.viewer, id: id, draft: AppPages.Draft(post), error: nil))
         } catch {
             return Self.unavailable(signedIn)
         }
     }
 
+    /// Saves the edit form: title and text; and, when the form has their
+    /// fields, the photos (alt texts, removals, a new photo that replaces
+    /// them) and the place (both fields empty removes it). A form without
+    /// those fields leaves them as they are.
     func edit(_ signedIn: SignedIn, id: Int64, _ request: WebRequest) -> WebResponse {
-        let form = FormData(bytes: request.body)
-        guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
-        let draft = AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "")
-        guard !form.hasInvalidText else {
-            return .page(AppPages.edit(signedIn.viewer, id: id, draft: draft, error: Self.notUTF8), status: .badRequest)
+        let form: FormData
+        var photo: MultipartForm.Part?
+        if let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
+            guard let multipart = try? MultipartForm(body: request.body, contentType: type) else {
+                return .page(AppPages.edit(signedIn.viewer, id: id, draft: .init(), error: "The form was not understood."),
+                             status: .badRequest)
+            }
+            form = FormData(fields: multipart.textFields)
+            photo = multipart.files("photo").first
+        } else {
+            form = FormData(bytes: request.body)
         }
-        guard let user = signedIn.username else { return Self.unavailable(signedIn) }
+        guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
+        let post: PostRecord
+        do {
+            guard let found = try backend.storage.posts(ids: [id]).first, found.userID == signedIn.user.id else {
+                return .page(AppPages.notFound(signedIn.viewer), status: .notFound)
+            }
+            post = found
+        } catch {
+            return Self.unavailable(signedIn)
+        }
+        var draft = AppPages.Draft(post)
+        (draft.title, draft.content, draft.alt) = (form["title"] ?? "", form["content"] ?? "", form["alt"] ?? "")
+        let hasPlace = form["latitude"] != nil || form["longitude"] != nil
+        if hasPlace { (draft.latitude, draft.longitude) = (form["latitude"] ?? "", form["longitude"] ?? "") }
+        for index in draft.photos.indices {
+            let name = draft.photos[index].name
+            if let alt = form["alt-\(name)"] { draft.photos[index].alt = alt }
+            if form["remove-\(name)"] == "on" { draft.removed.insert(name) }
+        }
         func again(_ error: String, _ status: HTTPResponse.Status) -> WebResponse {
             .page(AppPages.edit(signedIn.viewer, id: id, draft: draft, error: error), status: status)
         }
-        let title: String, content: String
-        switch validated(draft, withPlace: false) {
+        guard !form.hasInvalidText else { return again(Self.notUTF8, .badRequest) }
+        guard let user = signedIn.username else { return Self.unavailable(signedIn) }
+        let title: String, content: String, typedPlace: Place?
+        switch validated(draft, withPlace: hasPlace) {
         case .failure(let error): return again(error.text, .badRequest)
-        case .success(let fields): (title, content) = (fields.0, fields.1)
+        case .success(let fields): (title, content, typedPlace) = fields
         }
-        switch perform(.editPost(user: user, id: id, title: title, content: content), as: user, from: request) {
+        var photos: [PhotoAttachment]?
+        if photo != nil || post.photos.contains(where: { form["alt-\($0.name)"] != nil || form["remove-\($0.name)"] != nil }) {
+            var kept: [PhotoAttachment] = []
+            for shown in draft.photos where !draft.removed.contains(shown.name) {
+                switch Self.checkedAlt(shown.alt) {
+                case .failure(let error): return again(error.text, .badRequest)
+                case .success(let alt): kept.append(PhotoAttachment(name: shown.name, alt: alt))
+                }
+            }
+            photos = kept
+        }
+        let newAlt: String
+        switch Self.checkedAlt(draft.alt) {
+        case .failure(let error): return again(error.text, .badRequest)
+        case .success(let alt): newAlt = alt
+        }
+        var place: PlaceEdit = hasPlace ? typedPlace.map(PlaceEdit.set) ?? .remove : .keep
+        if let photo {
+            let session = Session(peerAddress: request.peerAddress, authenticatedAs: user)
+            switch PhotoUploads(backend: backend).accept(photo, requestBytes: request.body.count, as: user, session: session) {
+            case .failure(let refusal):
+                return again(refusal.text, refusal.status)
+            case .success(let stored):
+                // A new photo takes the place of the ones the post had.
+                photos = [PhotoAttachment(name: stored.photo.name, alt: newAlt)]
+                if typedPlace == nil, form["photo_location"] == "on", let location = stored.location { place = .set(location) }
+            }
+        }
+        // The HTML source stays while the text it gave is unchanged: plain
+        // text typed here replaces it.
+        let extras = PostExtras(photos: photos, contentHTML: content == post.content ? post.contentHTML : nil, place: place)
+        switch perform(.editPost(user: user, id: id, title: title, content: content), extras: extras, as: user, from: request) {
         case .edited: return .redirect("/app/?done=edited")
         case .editRefused: return .page(AppPages.notFound(signedIn.viewer), status: .notFound)
         case .busy: return again(Self.busy, .tooManyRequests)
@@ -132,8 +198,19 @@ extension WebClient {
     }
 
     /// Carries out `request` as `user`, whom the session proved.
-    func perform(_ request: Request, photos: [String] = [], as user: Username, from web: WebRequest) -> Reply {
-        backend.perform(request, photos, Session(peerAddress: web.peerAddress, authenticatedAs: user)).reply
+    func perform(_ request: Request, extras: PostExtras = PostExtras(), as user: Username, from web: WebRequest) -> Reply {
+        backend.perform(request, extras, Session(peerAddress: web.peerAddress, authenticatedAs: user)).reply
+    }
+
+    /// A photo's alt text from a form, by the rule of `PostPhoto.checkedAlt`.
+    static func checkedAlt(_ text: String) -> Result<String, FormProblem> {
+        do {
+            return .success(try PostPhoto.checkedAlt(text))
+        } catch .tooLong {
+            return .failure(FormProblem("A photo's description is at most \(PostPhoto.maxAltCharacters) characters."))
+        } catch {
+            return .failure(FormProblem("A photo's description holds control characters."))
+        }
     }
 
     /// The title, text and place of a form, by the protocol's rules, the

@@ -17,7 +17,7 @@ import HTTPTypes
 /// origin is refused. No password is ever logged or shown.
 ///
 ///     let client = WebClient(backend: .init(
-///         perform: { request, photos, session in server.perform(request, photos: photos, session: session) },
+///         perform: { request, extras, session in server.perform(request, extras: extras, session: session) },
 ///         storePhoto: { photo, image, thumbnail, user, session in
 ///             service.storePhoto(photo, image: image, thumbnail: thumbnail, for: user, session: session) },
 ///         storage: store, tokens: AccessTokens(storage: store)))
@@ -27,8 +27,9 @@ public struct WebClient: WebApplication {
     /// What the client needs of the server.
     public struct Backend: Sendable {
         /// Carries out a request as the blog port would, with its budgets;
-        /// a new post gets the photos named (stored by `storePhoto`).
-        public var perform: @Sendable (Request, [String], Session) -> Outcome
+        /// a new post gets the photos named (stored by `storePhoto`), and
+        /// a post or an edit what else `PostExtras` holds.
+        public var perform: @Sendable (Request, PostExtras, Session) -> Outcome
         /// Stores a processed photo for a user (`BlogService.storePhoto`).
         public var storePhoto: @Sendable (PostPhoto, [UInt8], [UInt8], Username, Session) -> Reply
         /// Reads: the user, their posts.
@@ -56,7 +57,7 @@ public struct WebClient: WebApplication {
         /// change of password.
         public var setPassword: (@Sendable (Username, String) throws -> Void)?
 
-        public init(perform: @escaping @Sendable (Request, [String], Session) -> Outcome,
+        public init(perform: @escaping @Sendable (Request, PostExtras, Session) -> Outcome,
                     storePhoto: @escaping @Sendable (PostPhoto, [UInt8], [UInt8], Username, Session) -> Reply,
                     storage: any BlogStorage, tokens: AccessTokens, registrationOpen: Bool = true,
                     uploads: UploadBudget = UploadBudget(), photoLimits: PhotoLimits = PhotoLimits(),
@@ -107,14 +108,20 @@ public struct WebClient: WebApplication {
     /// A large upload over its address's budget is refused unread, with a
     /// page that says so.
     public func refusal(beforeReading request: WebRequest) -> WebResponse? {
-        guard request.path == "/app/posts", let refused = PhotoUploads.charge(request, backend.uploads) else { return nil }
+        guard Self.takesPhoto(request.path), let refused = PhotoUploads.charge(request, backend.uploads) else { return nil }
         return .page(AppPages.failure(String(decoding: refused.body, as: UTF8.self), viewer: nil), status: refused.status,
                      extra: [.retryAfter: refused.headers[.retryAfter] ?? "60"])
     }
 
+    /// The new post form and the edit form may carry a photo.
+    static func takesPhoto(_ path: String) -> Bool {
+        guard case .edit = AppRoute(method: .post, path: path) else { return path == "/app/posts" }
+        return true
+    }
+
     /// The post form with a photo: multipart.
     static func isUpload(_ request: WebRequest) -> Bool {
-        request.path == "/app/posts" && request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true
+        takesPhoto(request.path) && request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true
     }
 
     /// The post form may carry one photo; other forms only text.
@@ -157,7 +164,7 @@ public struct WebClient: WebApplication {
     }
 
     public func bodyLimit(path: String) -> Int {
-        path == "/app/posts" ? backend.photoLimits.maxBytes + maxBody : maxBody
+        Self.takesPhoto(path) ? backend.photoLimits.maxBytes + maxBody : maxBody
     }
 
     public func respond(to request: WebRequest) -> WebResponse {

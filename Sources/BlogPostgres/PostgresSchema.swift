@@ -172,6 +172,14 @@ public enum PostgresSchema {
                 value text NOT NULL
             );
             """),
+        Migration(version: 11, name: "html content", sql: """
+            -- The HTML a post's text was derived from, as a Micropub client
+            -- sent it: never rendered (the pages show content, escaped),
+            -- NULL for plain text. A post's photos may carry alt text
+            -- (name:w:h:tw:th:ALT, ALT percent-encoded).
+            ALTER TABLE posts ADD COLUMN content_html text;
+            ALTER TABLE trashed_posts ADD COLUMN content_html text;
+            """),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

@@ -20,9 +20,10 @@ extension PostgresStore {
     /// passed once the transaction had begun) may or may not have landed:
     /// the token is claimed (`claimPostToken`) in the time left, which
     /// tells which for good; `.outcomeUnknown` when even that fails.
-    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place? = nil,
-                           photos names: [String] = [], at date: Date, layout: PageLayout,
-                           token: UUID = UUID()) throws(StorageError) -> NewPost {
+    public func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int,
+                           place: Place?, photos attachments: [PhotoAttachment], at date: Date, layout: PageLayout,
+                           token: UUID) throws(StorageError) -> NewPost {
+        let names = attachments.map(\.name)
         try PostPhoto.checkAttachable(names)
         let created = Milliseconds.of(date)
         let key = AdvisoryLock.key(userID: userID)
@@ -33,7 +34,8 @@ extension PostgresStore {
             inserted = try transaction { [logger] connection in
                 guard attempt.begin() else { throw CancellationError() }
                 try await connection.query("SELECT pg_advisory_xact_lock(\(AdvisoryLock.insertSpace), \(key))", logger: logger)
-                let photos = try await Self.attachablePhotos(connection, names: names, userID: userID, logger: logger)
+                let photos = PostPhoto.withAlts(
+                    try await Self.attachablePhotos(connection, names: names, userID: userID, logger: logger), attachments)
                 let total = weight + PageRenderer.weight(photos: photos)
                 var last: PageGroup?
                 for try await (page, count, weight) in try await connection.query("""
@@ -46,9 +48,11 @@ extension PostgresStore {
                 let page = layout.page(forWeight: total, after: last)
                 var id: Int64?
                 for try await inserted in try await connection.query("""
-                    INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude, photos)
+                    INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude, photos,
+                                       content_html)
                     VALUES (\(userID), \(title), \(content), timestamptz 'epoch' + \(created) * interval '1 millisecond',
-                            \(page), \(total), \(place?.latitude), \(place?.longitude), \(PostPhoto.columnText(photos)))
+                            \(page), \(total), \(place?.latitude), \(place?.longitude), \(PostPhoto.columnText(photos)),
+                            \(contentHTML))
                     RETURNING id
                     """, logger: logger).decode(Int64.self) {
                     id = inserted
@@ -86,7 +90,7 @@ extension PostgresStore {
         }
         let record = PostRecord(id: inserted.id, userID: userID, title: title, content: content,
                                 createdAt: Milliseconds.date(created), page: inserted.page, weight: inserted.weight,
-                                place: place, photos: inserted.photos)
+                                place: place, photos: inserted.photos, contentHTML: contentHTML)
         return NewPost(record: record)
     }
 
@@ -125,15 +129,16 @@ extension PostgresStore {
 
     static let postColumns = """
         id, user_id, title, content, \(Milliseconds.select("created_at")), page, weight, \(Milliseconds.select("updated_at")),
-        latitude, longitude, photos
+        latitude, longitude, photos, content_html
         """
 
     static func post(_ row: PostgresRow) throws -> PostRecord {
-        let (id, userID, title, content, created, page, weight, updated, latitude, longitude, photos) =
-            try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String).self)
+        let (id, userID, title, content, created, page, weight, updated, latitude, longitude, photos, html) =
+            try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String, String?).self)
         return PostRecord(id: id, userID: userID, title: title, content: content, createdAt: Milliseconds.date(created),
                           page: page, weight: weight, updatedAt: updated.map(Milliseconds.date),
-                          place: place(latitude, longitude), photos: PostPhoto.photos(columnText: photos))
+                          place: place(latitude, longitude), photos: PostPhoto.photos(columnText: photos),
+                          contentHTML: html)
     }
 
     /// The stored place; the columns hold only what `Place` accepted.
@@ -187,26 +192,49 @@ extension PostgresStore {
         try rows("SELECT id FROM deleted_posts WHERE user_id = \(userID) ORDER BY id") { try $0.decode(Int64.self) }
     }
 
-    /// Its photos stay, and still weigh: read first, in the same
-    /// transaction (a post's photos never change).
-    public func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
-                         at date: Date) throws(StorageError) -> PostRecord? {
+    /// The post's photos are read first, locked, in the same transaction
+    /// (and new ones locked as for an insert): they still weigh.
+    public func editPost(id: Int64, ofUserID userID: Int64, _ edit: PostEdit, weight: Int,
+                         at date: Date) throws(StorageError) -> EditedPost? {
+        if let photos = edit.photos { try PostPhoto.checkAttachable(photos.map(\.name)) }
         let at = Milliseconds.of(date)
         return try transaction { [logger] connection in
-            var photos: String?
-            for try await text in try await connection.query(
-                "SELECT photos FROM posts WHERE id = \(id) AND user_id = \(userID)", logger: logger).decode(String.self) {
-                photos = text
+            var text: String?
+            for try await found in try await connection.query(
+                "SELECT photos FROM posts WHERE id = \(id) AND user_id = \(userID) FOR UPDATE",
+                logger: logger).decode(String.self) {
+                text = found
             }
-            guard let photos else { return nil }
-            let total = weight + PageRenderer.weight(photos: PostPhoto.photos(columnText: photos))
+            guard let text else { return nil }
+            let current = PostPhoto.photos(columnText: text)
+            var photos = current, removed: [PostPhoto] = []
+            if let wanted = edit.photos {
+                let kept = Set(current.map(\.name))
+                let added = wanted.map(\.name).filter { !kept.contains($0) }
+                let fresh = try await Self.attachablePhotos(connection, names: added, userID: userID, logger: logger)
+                (photos, removed) = PostPhoto.edited(current, to: wanted, adding: fresh)
+                if !removed.isEmpty {
+                    try await connection.query(
+                        "DELETE FROM photos WHERE post_id = \(id) AND name = ANY(\(removed.map(\.name)))", logger: logger)
+                }
+                if !added.isEmpty {
+                    try await connection.query("UPDATE photos SET post_id = \(id) WHERE name = ANY(\(added))", logger: logger)
+                }
+            }
+            let total = weight + PageRenderer.weight(photos: photos)
+            let keepPlace = edit.place == .keep
+            var place: Place?
+            if case .set(let new) = edit.place { place = new }
             for try await row in try await connection.query("""
-                UPDATE posts SET title = \(title), content = \(content), weight = \(total),
+                UPDATE posts SET title = \(edit.title), content = \(edit.content), content_html = \(edit.contentHTML),
+                    weight = \(total), photos = \(PostPhoto.columnText(photos)),
+                    latitude = CASE WHEN \(keepPlace) THEN latitude ELSE \(place?.latitude) END,
+                    longitude = CASE WHEN \(keepPlace) THEN longitude ELSE \(place?.longitude) END,
                     updated_at = timestamptz 'epoch' + \(at) * interval '1 millisecond'
                 WHERE id = \(id) AND user_id = \(userID)
                 RETURNING \(unescaped: Self.postColumns)
                 """, logger: logger) {
-                return try Self.post(row)
+                return EditedPost(record: try Self.post(row), removedPhotos: removed)
             }
             return nil
         }
@@ -288,11 +316,13 @@ extension PostgresStore {
             SELECT \(unescaped: Self.postColumns), (SELECT name FROM users WHERE users.id = posts.user_id)
             FROM posts ORDER BY id DESC LIMIT \(limit)
             """) { row in
-            let (id, userID, title, content, created, page, weight, updated, latitude, longitude, photos, author) =
-                try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String, String).self)
+            let (id, userID, title, content, created, page, weight, updated, latitude, longitude, photos, html, author) =
+                try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String, String?,
+                                String).self)
             let post = PostRecord(id: id, userID: userID, title: title, content: content, createdAt: Milliseconds.date(created),
                                   page: page, weight: weight, updatedAt: updated.map(Milliseconds.date),
-                                  place: Self.place(latitude, longitude), photos: PostPhoto.photos(columnText: photos))
+                                  place: Self.place(latitude, longitude), photos: PostPhoto.photos(columnText: photos),
+                                  contentHTML: html)
             return AuthoredPost(post: post, author: author)
         }
     }

@@ -20,9 +20,9 @@ extension PostgresStore {
             guard let post else { return nil }
             try await connection.query("""
                 INSERT INTO trashed_posts (id, user_id, title, content, created_at, page, weight, updated_at,
-                                           latitude, longitude, photos, trashed_at)
+                                           latitude, longitude, photos, content_html, trashed_at)
                 SELECT id, user_id, title, content, created_at, page, weight, updated_at, latitude, longitude, photos,
-                       timestamptz 'epoch' + \(at) * interval '1 millisecond'
+                       content_html, timestamptz 'epoch' + \(at) * interval '1 millisecond'
                 FROM posts WHERE id = \(id)
                 """, logger: logger)
             // Off the post before it goes, whose deletion would take them by cascade.
@@ -74,10 +74,10 @@ extension PostgresStore {
             }
             try await connection.query("""
                 INSERT INTO posts (id, user_id, title, content, created_at, page, weight, updated_at, latitude,
-                                   longitude, photos)
+                                   longitude, photos, content_html)
                 OVERRIDING SYSTEM VALUE
                 SELECT id, user_id, title, content, created_at, \(min(page, newer ?? page)), weight, updated_at,
-                       latitude, longitude, photos
+                       latitude, longitude, photos, content_html
                 FROM trashed_posts WHERE id = \(id)
                 """, logger: logger)
             try await connection.query("""

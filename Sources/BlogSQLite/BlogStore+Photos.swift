@@ -80,9 +80,13 @@ extension BlogStore {
 
     /// Puts the photos `names` (checked by `attachablePhotos`) on post `id`.
     static func attach(_ db: Database, _ names: [String], to id: Int64) throws {
-        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        try db.execute(sql: "UPDATE photos SET post_id = ? WHERE name IN (\(marks))",
+        try db.execute(sql: "UPDATE photos SET post_id = ? WHERE name IN (\(marks(names.count)))",
                        arguments: StatementArguments([id]) + StatementArguments(names))
+    }
+
+    /// `?, ?, …`: `count` placeholders.
+    static func marks(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
     private static let photoColumns = "name, width, height, thumbnail_width, thumbnail_height"

@@ -14,8 +14,8 @@ extension BlogStore {
                 guard let post = try PostRecord.fetchOne(db, key: id), post.userID == userID else { return nil }
                 try db.execute(sql: """
                     INSERT INTO trashed_posts (id, user_id, title, content, created_at, page, weight, updated_at,
-                                               latitude, longitude, photos, trashed_at)
-                    SELECT id, user_id, title, content, created_at, page, weight, updated_at, latitude, longitude, photos, ?
+                                               latitude, longitude, photos, content_html, trashed_at)
+                    SELECT id, user_id, title, content, created_at, page, weight, updated_at, latitude, longitude, photos, content_html, ?
                     FROM posts WHERE id = ?
                     """, arguments: [date, id])
                 // Off the post before it goes, whose deletion would take them by cascade.
@@ -54,8 +54,9 @@ extension BlogStore {
                                              arguments: [userID, id])
                 try db.execute(sql: """
                     INSERT INTO posts (id, user_id, title, content, created_at, page, weight, updated_at, latitude,
-                                       longitude, photos)
-                    SELECT id, user_id, title, content, created_at, ?, weight, updated_at, latitude, longitude, photos
+                                       longitude, photos, content_html)
+                    SELECT id, user_id, title, content, created_at, ?, weight, updated_at, latitude, longitude, photos,
+                           content_html
                     FROM trashed_posts WHERE id = ?
                     """, arguments: [min(page, newer ?? page), id])
                 try db.execute(sql: "UPDATE photos SET post_id = ?1, trashed_post_id = NULL WHERE trashed_post_id = ?1",

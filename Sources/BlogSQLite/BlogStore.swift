@@ -135,22 +135,49 @@ public final class BlogStore: BlogStorage {
         }
     }
 
-    /// Replaces a post's title and text; nil when `userID` has no such post.
-    /// Its photos stay, and still weigh.
-    public func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
-                         at date: Date) throws(StorageError) -> PostRecord? {
+    /// Sets what `edit` says of a post; nil when `userID` has no such post.
+    /// Its photos, as they become, still weigh.
+    public func editPost(id: Int64, ofUserID userID: Int64, _ edit: PostEdit, weight: Int,
+                         at date: Date) throws(StorageError) -> EditedPost? {
+        if let photos = edit.photos { try PostPhoto.checkAttachable(photos.map(\.name)) }
         let date = date.wholeMilliseconds
         return try gate.pass { () throws(StorageError) in
             try write { db in
-                guard let photos = try String.fetchOne(db, sql: "SELECT photos FROM posts WHERE id = ? AND user_id = ?",
-                                                       arguments: [id, userID]) else { return nil }
-                let total = weight + PageRenderer.weight(photos: PostPhoto.photos(columnText: photos))
+                guard let text = try String.fetchOne(db, sql: "SELECT photos FROM posts WHERE id = ? AND user_id = ?",
+                                                     arguments: [id, userID]) else { return nil }
+                let current = PostPhoto.photos(columnText: text)
+                var photos = current, removed: [PostPhoto] = []
+                if let wanted = edit.photos {
+                    let kept = Set(current.map(\.name))
+                    let added = wanted.map(\.name).filter { !kept.contains($0) }
+                    let fresh = try Self.attachablePhotos(db, names: added, userID: userID)
+                    (photos, removed) = PostPhoto.edited(current, to: wanted, adding: fresh)
+                    if !removed.isEmpty {
+                        try db.execute(sql: "DELETE FROM photos WHERE post_id = ? AND name IN (\(Self.marks(removed.count)))",
+                                       arguments: StatementArguments([id]) + StatementArguments(removed.map(\.name)))
+                    }
+                    if !added.isEmpty { try Self.attach(db, added, to: id) }
+                }
+                let total = weight + PageRenderer.weight(photos: photos)
+                var placeColumns = ""
+                var arguments: StatementArguments = [edit.title, edit.content, edit.contentHTML, total, date,
+                                                     PostPhoto.columnText(photos)]
+                switch edit.place {
+                case .keep: break
+                case .set(let place):
+                    placeColumns = ", latitude = ?, longitude = ?"
+                    arguments += [place.latitude, place.longitude]
+                case .remove:
+                    placeColumns = ", latitude = NULL, longitude = NULL"
+                }
                 try db.execute(sql: """
-                    UPDATE posts SET title = ?, content = ?, weight = ?, updated_at = ? WHERE id = ? AND user_id = ?
-                    """, arguments: [title, content, total, date, id, userID])
+                    UPDATE posts SET title = ?, content = ?, content_html = ?, weight = ?, updated_at = ?, photos = ?
+                        \(placeColumns)
+                    WHERE id = ? AND user_id = ?
+                    """, arguments: arguments + [id, userID])
                 guard db.changesCount == 1 else { return nil }
                 try db.execute(sql: "UPDATE users SET posts_version = posts_version + 1 WHERE id = ?", arguments: [userID])
-                return try PostRecord.fetchOne(db, key: id)
+                return try PostRecord.fetchOne(db, key: id).map { EditedPost(record: $0, removedPhotos: removed) }
             }
         }
     }
@@ -205,26 +232,29 @@ public final class BlogStore: BlogStorage {
     /// `token` is not stored: a commit here is in process, and its outcome
     /// always known. Photos are attached in the insert's savepoint: one
     /// that cannot be rolls the post back alone (`.unknownPhoto`).
-    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place? = nil,
-                           photos names: [String] = [], at date: Date, layout: PageLayout,
-                           token: UUID = UUID()) throws(StorageError) -> NewPost {
+    public func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int,
+                           place: Place?, photos attachments: [PhotoAttachment], at date: Date, layout: PageLayout,
+                           token: UUID) throws(StorageError) -> NewPost {
+        let names = attachments.map(\.name)
         try PostPhoto.checkAttachable(names)
         // As stored: SQLite keeps milliseconds (rounded), and a page
         // rendered from this record must equal one rendered from the row.
         let date = date.wholeMilliseconds
         return try gate.pass { () throws(StorageError) in
             try write({ db in
-                let photos = try Self.attachablePhotos(db, names: names, userID: userID)
+                let photos = PostPhoto.withAlts(try Self.attachablePhotos(db, names: names, userID: userID), attachments)
                 let total = weight + PageRenderer.weight(photos: photos)
                 let last = try Self.newestGroup(db, userID: userID)
                 let page = layout.page(forWeight: total, after: last)
                 try db.cachedStatement(sql: """
-                    INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude, photos)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude, photos,
+                                       content_html)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """).execute(arguments: [userID, title, content, date, page, total, place?.latitude, place?.longitude,
-                                             PostPhoto.columnText(photos)])
+                                             PostPhoto.columnText(photos), contentHTML])
                 let post = PostRecord(id: db.lastInsertedRowID, userID: userID, title: title, content: content,
-                                      createdAt: date, page: page, weight: total, place: place, photos: photos)
+                                      createdAt: date, page: page, weight: total, place: place, photos: photos,
+                                      contentHTML: contentHTML)
                 if !photos.isEmpty { try Self.attach(db, names, to: post.id) }
                 // In the same savepoint: a user suspended (or deleted) by
                 // the admin since the service looked gets no post.

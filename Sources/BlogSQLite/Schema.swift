@@ -198,6 +198,14 @@ enum Schema {
         ) WITHOUT ROWID;
         """
 
+    /// The HTML a post's text was derived from, as a Micropub client sent
+    /// it (`{"html": …}`): kept beside the text, never rendered, so that
+    /// `q=source` gives back what was sent. NULL for plain text.
+    static let contentHTML = """
+        ALTER TABLE posts ADD COLUMN content_html TEXT;
+        ALTER TABLE trashed_posts ADD COLUMN content_html TEXT;
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -237,6 +245,9 @@ enum Schema {
         }
         migrator.registerMigration("v12-site-values") { db in
             try db.execute(sql: siteValues)
+        }
+        migrator.registerMigration("v13-content-html") { db in
+            try db.execute(sql: contentHTML)
         }
         return migrator
     }

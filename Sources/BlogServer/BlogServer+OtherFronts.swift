@@ -20,13 +20,20 @@ extension BlogServer {
     /// or the server is not running. `photos` (names of the author's
     /// uploads, `BlogService.storePhoto`) go on a `newpost` or `geopost`.
     public func perform(_ request: Request, photos: [String] = [], session: Session) -> Outcome {
+        perform(request, extras: PostExtras(photoNames: photos), session: session)
+    }
+
+    /// `perform(_:photos:session:)` with what the web client and Micropub
+    /// add to a post or an edit (`PostExtras`: photos with alt text, the
+    /// HTML source, an edit's photos and place).
+    public func perform(_ request: Request, extras: PostExtras, session: Session) -> Outcome {
         guard let router, let address = try? SocketAddress(ip: session.peerAddress, port: 0) else {
             return Outcome(reply: .busy, command: request.command)
         }
         let answer = Mutex<Outcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         let now = options.clock.now()
-        if let at = router.route(request, photos: photos, session: session, from: AddressKey(address), at: now,
+        if let at = router.route(request, extras: extras, session: session, from: AddressKey(address), at: now,
                                  done: { outcome, _ in
             answer.withLock { $0 = outcome }
             done.signal()

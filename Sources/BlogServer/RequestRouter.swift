@@ -57,15 +57,16 @@ final class RequestRouter: Sendable {
     /// Micropub), with the photos (uploads stored already) a `newpost` or
     /// `geopost` shows: the same budgets, lanes and metrics as the blog
     /// port's.
-    func route(_ request: Request, photos: [String] = [], session: Session, from key: AddressKey, at started: Moment,
-               done: @escaping @Sendable (Outcome, Session) -> Void) -> Outcome? {
+    func route(_ request: Request, extras: PostExtras = PostExtras(), session: Session, from key: AddressKey,
+               at started: Moment, done: @escaping @Sendable (Outcome, Session) -> Void) -> Outcome? {
         // The request's own command always exists.
         let command = Request.Command(rawValue: request.command) ?? .newpost
-        // The photos' names count as fields do (their bytes were paid for
-        // by the upload, on its own front door).
-        let cost = (request.fields + photos).reduce(request.command.utf8.count) { $0 + 1 + $1.utf8.count }
+        // The photos' names and alt texts, and the HTML source, count as
+        // fields do (the photos' bytes were paid for by the upload, on its
+        // own front door).
+        let cost = request.fields.reduce(request.command.utf8.count + extras.bytes) { $0 + 1 + $1.utf8.count }
         return dispatch(command, cost: cost, session: session, from: key, at: started, done: done) { [service] session in
-            service.outcome(of: request, photos: photos, session: &session)
+            service.outcome(of: request, extras: extras, session: &session)
         }
     }
 

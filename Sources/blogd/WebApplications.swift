@@ -9,7 +9,7 @@ extension Serve {
     static func application(_ settings: BlogConfig, store: any BlogStorage, server: BlogServer,
                             service: BlogService) -> any WebApplication {
         var backend = WebClient.Backend(
-            perform: { request, photos, session in server.perform(request, photos: photos, session: session) },
+            perform: { request, extras, session in server.perform(request, extras: extras, session: session) },
             storePhoto: { photo, image, thumbnail, user, session in
                 service.storePhoto(photo, image: image, thumbnail: thumbnail, for: user, session: session)
             },

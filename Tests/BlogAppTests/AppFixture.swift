@@ -26,7 +26,7 @@ final class AppFixture: @unchecked Sendable {
         let server = blog.server
         let service = blog.service
         let backend = WebClient.Backend(
-            perform: { server.perform($0, photos: $1, session: $2) },
+            perform: { server.perform($0, extras: $1, session: $2) },
             storePhoto: { service.storePhoto($0, image: $1, thumbnail: $2, for: $3, session: $4) },
             storage: blog.store, tokens: tokens, registrationOpen: registrationOpen, uploads: uploads,
             restore: { service.restorePost($0, id: $1, session: $2) },

@@ -19,9 +19,9 @@ struct AtomFeedTests {
                        photos: photos, siteURL: "https://example.org/")
     }
 
-    static func photo(_ digit: Character, thumbnail: (Int, Int) = (480, 360)) -> PostPhoto {
+    static func photo(_ digit: Character, thumbnail: (Int, Int) = (480, 360), alt: String = "") -> PostPhoto {
         PostPhoto(name: String(repeating: digit, count: 32), width: 2048, height: 1536,
-                  thumbnailWidth: thumbnail.0, thumbnailHeight: thumbnail.1)
+                  thumbnailWidth: thumbnail.0, thumbnailHeight: thumbnail.1, alt: alt)
     }
 
     static func place(_ latitude: String, _ longitude: String) -> Place {
@@ -78,6 +78,11 @@ struct AtomFeedTests {
             entry(3, title: "four", content: "a < b\nc", photos: [photo("a"), photo("b", thumbnail: (360, 480)), photo("c"), photo("d")]),
             entry(2, title: "none"),
             entry(1, title: "placed", content: "", place: place("50.0874654", "14.4212535"), photos: [photo("0")]),
+        ]),
+        // Alt texts, hostile ones too, escaped into the content.
+        FeedCase(name: "alt", entries: [
+            entry(2, title: "described", photos: [photo("e", alt: "A red door, ajar")]),
+            entry(1, title: "hostile", photos: [photo("f", alt: hostile), photo("0", alt: "\"><script>x</script>")]),
         ]),
         FeedCase(name: "long-hostile", entries: [entry(1, title: "\"quoted\" & 'apostrophe'",
                                                        content: String(repeating: hostile, count: 64 * 1024 / hostile.utf8.count + 1))]),

@@ -20,10 +20,11 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
         try store.createUser(name: name, passwordHash: passwordHash, at: date)
     }
     func deleteUser(id: Int64) throws(StorageError) { try store.deleteUser(id: id) }
-    func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, photos: [String],
-                    at date: Date, layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
-        try store.insertPost(userID: userID, title: title, content: content, weight: weight, place: place,
-                             photos: photos, at: date, layout: layout, token: token)
+    func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int, place: Place?,
+                    photos: [PhotoAttachment], at date: Date, layout: PageLayout,
+                    token: UUID) throws(StorageError) -> NewPost {
+        try store.insertPost(userID: userID, title: title, content: content, contentHTML: contentHTML, weight: weight,
+                             place: place, photos: photos, at: date, layout: layout, token: token)
     }
     func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? { try store.claimPostToken(token) }
     func deletePostTokens(before date: Date) throws(StorageError) { try store.deletePostTokens(before: date) }
@@ -44,9 +45,9 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
         try store.purgeTrash(trashedBefore: date, limit: limit)
     }
     func purgeTrashedPost(id: Int64) throws(StorageError) -> Int64? { try store.purgeTrashedPost(id: id) }
-    func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
-                  at date: Date) throws(StorageError) -> PostRecord? {
-        try store.editPost(id: id, ofUserID: userID, title: title, content: content, weight: weight, at: date)
+    func editPost(id: Int64, ofUserID userID: Int64, _ edit: PostEdit, weight: Int,
+                  at date: Date) throws(StorageError) -> EditedPost? {
+        try store.editPost(id: id, ofUserID: userID, edit, weight: weight, at: date)
     }
     func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError) {
         try store.setSuspended(userID: userID, suspended, at: date)

@@ -17,9 +17,60 @@ struct PhotoRenderingTests {
                    photos: photos)
     }
 
-    static func thumbnail(_ photo: PostPhoto, base: String = "") -> String {
+    static func thumbnail(_ photo: PostPhoto, base: String = "", alt: String = "") -> String {
         "<a href=\"\(base)photos/\(photo.name).jpg\"><img src=\"\(base)photos/\(photo.name).t.jpg\" "
-            + "width=\"\(photo.thumbnailWidth)\" height=\"\(photo.thumbnailHeight)\" alt=\"\" loading=\"lazy\"></a>"
+            + "width=\"\(photo.thumbnailWidth)\" height=\"\(photo.thumbnailHeight)\" alt=\"\(alt)\" loading=\"lazy\"></a>"
+    }
+
+    static let described: PostPhoto = {
+        var photo = a
+        photo.alt = "A \"red\" door <b> & 'ajar'"
+        return photo
+    }()
+    static let escapedAlt = "A &quot;red&quot; door &lt;b&gt; &amp; &#39;ajar&#39;"
+
+    /// A photo's alt text is on the main page, the archives and the post's
+    /// own page (one fragment for all), in the feed and on the map list,
+    /// escaped, so it cannot leave its attribute.
+    @Test func altTextIsShownEscapedOnEveryPageAndFeed() throws {
+        let line = text(PageRenderer.fragment(Self.post(photos: [Self.described]), user: "alice"))
+        #expect(line.contains(Self.thumbnail(Self.a, alt: Self.escapedAlt)), "\(line)")
+        let feed = text(Feeds(baseURL: "https://example.org/").blog("alice", created: TestClock.start,
+                                                                   posts: [Self.post(photos: [Self.described])]))
+        var html: [UInt8] = []
+        AtomFeed.appendEscaped(Array(Self.thumbnail(Self.a, base: "https://example.org/", alt: Self.escapedAlt).utf8), to: &html)
+        #expect(feed.contains(text(html)), "\(feed)")
+        let placed = Self.post(photos: [Self.described], place: try Place(latitude: "50.08", longitude: "14.42"))
+        let map = text(MapPage.render(user: "alice", posts: [placed]))
+        #expect(map.contains("<a href=\"alice/17.html\"><img src=\"photos/\(Self.a.name).t.jpg\" width=\"96\" height=\"72\" "
+                             + "alt=\"\(Self.escapedAlt)\" loading=\"lazy\"> Title</a>"), "\(map)")
+        #expect(!line.contains("<b>") && !map.contains("<b>"))
+        #expect(PageRenderer.weight(photos: [Self.described]) == PageRenderer.weight(photos: [Self.a]) + Self.escapedAlt.utf8.count,
+                "the alt text weighs what it adds")
+    }
+
+    /// The column keeps alt texts of any kind exactly; older columns (no
+    /// alt) read as before.
+    @Test func altTextSurvivesTheColumn() {
+        var hostile = Self.b
+        hostile.alt = "a b:c%20d 100% ü 🚪 \"x\""
+        let photos = [Self.described, Self.a, hostile]
+        let column = PostPhoto.columnText(photos)
+        #expect(!column.contains("  ") && column.split(separator: " ").count == 3)
+        #expect(PostPhoto.photos(columnText: column) == photos)
+        #expect(PostPhoto.photos(columnText: "\(Self.a.name):2048:1536:480:360") == [Self.a])
+    }
+
+    @Test func altTextRule() throws {
+        #expect(try PostPhoto.checkedAlt("  A red\n\tdoor \r\n ") == "A red door")
+        #expect(try PostPhoto.checkedAlt("") == "")
+        #expect(throws: AltTextError.controlCharacters) { try PostPhoto.checkedAlt("bell\u{7}") }
+        #expect(throws: AltTextError.controlCharacters) { try PostPhoto.checkedAlt("nul\u{0}") }
+        #expect(try PostPhoto.checkedAlt(String(repeating: "é", count: PostPhoto.maxAltCharacters)).count
+                == PostPhoto.maxAltCharacters)
+        #expect(throws: AltTextError.tooLong) {
+            try PostPhoto.checkedAlt(String(repeating: "é", count: PostPhoto.maxAltCharacters + 1))
+        }
     }
 
     @Test func photosComeBeforeTheTextAfterThePlace() throws {

@@ -98,7 +98,7 @@ struct SchemaTests {
             let store = try BlogStore(path: path)
             defer { try? store.close() }
             let applied = try store.pool.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens", "v10-photos", "v11-trash", "v12-site-values"])
+            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens", "v10-photos", "v11-trash", "v12-site-values", "v13-content-html"])
         }
     }
 
@@ -132,6 +132,36 @@ struct SchemaTests {
             #expect(try store.photoData(name: photo.name) == nil)
             #expect(try store.restorePost(id: 5, ofUserID: 1) == post)
             #expect(try store.photoData(name: photo.name)?.image == [0xFF, 0xD8, 0xFF, 0xD9])
+        }
+    }
+
+    /// A database made before posts kept their HTML source (v10) is
+    /// brought up to date at the next open: its posts read as before, with
+    /// no HTML, and their photos' column (without alt texts) as it was.
+    @Test func aDatabaseBeforeContentHTMLIsMigrated() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let path = folder.appendingPathComponent("blog.sqlite").path
+            let photo = String(repeating: "0123456789abcdef", count: 2)
+            do {
+                let pool = try DatabasePool(path: path)
+                try Schema.migrator(layout: PageLayout(pageSize: 50)).migrate(pool, upTo: "v10-photos")
+                try pool.write { db in
+                    try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES ('alice', 'h', '2027-01-15 08:00:00.000')")
+                    try db.execute(sql: """
+                        INSERT INTO posts (user_id, title, content, created_at, page, weight, photos)
+                        VALUES (1, 'Old', 'text', '2027-01-15 08:00:00.000', 1, 10, '\(photo):2048:1536:480:360')
+                        """)
+                }
+                try pool.close()
+            }
+            let store = try BlogStore(path: path)
+            defer { try? store.close() }
+            let post = try #require(try store.posts(ids: [1]).first)
+            #expect(post.contentHTML == nil && post.title == "Old")
+            #expect(post.photos == [PostPhoto(name: photo, width: 2048, height: 1536, thumbnailWidth: 480, thumbnailHeight: 360)])
+            let edited = try store.editPost(id: 1, ofUserID: 1, PostEdit(title: "Old", content: "t", contentHTML: "<p>t</p>"),
+                                            weight: 5, at: Date())
+            #expect(edited?.record.contentHTML == "<p>t</p>")
         }
     }
 

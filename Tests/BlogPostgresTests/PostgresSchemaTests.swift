@@ -79,7 +79,35 @@ struct PostgresSchemaTests {
         try openStore(url).close()
         let versions = try PostgresCluster.shared().psql(database: PostgresCluster.databaseName(url),
                                                          "SELECT version FROM schema_migrations ORDER BY version")
-        #expect(versions.split(separator: "\n") == ["1", "2", "3", "4", "5", "6", "7", "8", "9"])
+        #expect(versions.split(separator: "\n") == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"])
+    }
+
+    /// A database made before posts kept their HTML source (migration 8)
+    /// gets migration 9 at the next start: its posts read as before.
+    @Test func aDatabaseBeforeContentHTMLIsMigrated() throws {
+        let url = try freshDatabase()
+        let cluster = try PostgresCluster.shared()
+        let database = PostgresCluster.databaseName(url)
+        try cluster.psql(database: database, PostgresSchema.bookkeeping)
+        for migration in PostgresSchema.migrations.prefix(8) {
+            try cluster.psql(database: database, migration.sql)
+            try cluster.psql(database: database,
+                             "INSERT INTO schema_migrations (version, name) VALUES (\(migration.version), '\(migration.name)')")
+        }
+        let photo = String(repeating: "0123456789abcdef", count: 2)
+        try cluster.psql(database: database, """
+            INSERT INTO users (name, password_hash, created_at) VALUES ('alice', 'h', '2027-01-15 08:00:00+00');
+            INSERT INTO posts (user_id, title, content, created_at, page, weight, photos)
+            SELECT id, 'Old', 'text', '2027-01-15 08:00:00+00', 1, 10, '\(photo):2048:1536:480:360' FROM users;
+            """)
+        let store = try openStore(url)
+        defer { try? store.close() }
+        let post = try #require(try store.recentPosts(limit: 1).first?.post)
+        #expect(post.contentHTML == nil && post.title == "Old")
+        #expect(post.photos == [PostPhoto(name: photo, width: 2048, height: 1536, thumbnailWidth: 480, thumbnailHeight: 360)])
+        let edited = try store.editPost(id: post.id, ofUserID: post.userID,
+                                        PostEdit(title: "Old", content: "t", contentHTML: "<p>t</p>"), weight: 5, at: Date())
+        #expect(edited?.record.contentHTML == "<p>t</p>")
     }
 
     /// Instances that start together on a new database migrate it once,
@@ -95,7 +123,7 @@ struct PostgresSchemaTests {
         #expect(failures.all.isEmpty)
         let versions = try PostgresCluster.shared().psql(database: PostgresCluster.databaseName(url),
                                                          "SELECT version FROM schema_migrations ORDER BY version")
-        #expect(versions.split(separator: "\n") == ["1", "2", "3", "4", "5", "6", "7", "8", "9"])
+        #expect(versions.split(separator: "\n") == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"])
     }
 
     @Test func constraintsHold() throws {

@@ -139,6 +139,7 @@ def main():
         driver.find_element(By.ID, "title").send_keys("From my phone")
         driver.find_element(By.ID, "content").send_keys("Written in a browser.\nSecond line.")
         driver.find_element(By.ID, "photo").send_keys(make_photo(folder))
+        driver.find_element(By.ID, "alt").send_keys("A black square")
         driver.find_element(By.CSS_SELECTOR, "details.place-fields summary").click()
         driver.find_element(By.ID, "locate").click()
         wait.until(lambda d: d.find_element(By.ID, "latitude").get_attribute("value") != "")
@@ -156,6 +157,7 @@ def main():
         images = driver.find_elements(By.CSS_SELECTOR, "figure.photos img")
         check(len(images) == 1 and driver.execute_script("return arguments[0].naturalWidth", images[0]) > 0,
               "the post's page shows the photo")
+        check(images[0].get_attribute("alt") == "A black square", "with its alt text")
         photo_url = images[0].find_element(By.XPATH, "..").get_attribute("href")
         check(photo_url.endswith(".jpg") and status(photo_url) == 200, "the full photo is served")
         tags = subprocess.run(["exiftool", "-j", "-a", "-G1", "-"], input=fetch(photo_url), capture_output=True).stdout
@@ -166,11 +168,19 @@ def main():
         title = driver.find_element(By.ID, "title")
         title.clear()
         title.send_keys("From my phone, edited")
+        check(driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth"),
+              "the edit form, with its photo, needs no sideways scrolling")
+        alt = driver.find_element(By.CSS_SELECTOR, "fieldset.photo-fields input[id^='alt-']")
+        check(alt.get_attribute("value") == "A black square", "the edit form shows the photo's alt text")
+        alt.clear()
+        alt.send_keys("A very black square")
         driver.find_element(By.ID, "publish").click()
         wait.until(EC.url_contains("done=edited"))
         driver.get(post_url)
         check("From my phone, edited" in driver.page_source and "edited" in driver.page_source.lower(),
               "the edit is on the post's page")
+        check(driver.find_element(By.CSS_SELECTOR, "figure.photos img").get_attribute("alt") == "A very black square",
+              "the edited alt text is on the post's page")
 
         driver.get(base + "/app/")
         driver.find_element(By.CSS_SELECTOR, "ul.my-posts button.delete").click()

@@ -144,6 +144,7 @@ public struct Micropub: WebApplication {
         let name = entry.name.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 } ?? Self.title(from: content)
         guard let name else { throw .invalidRequest("A post needs a name or content.") }
         let (title, text) = try checked(title: name, content: content)
+        let html = try entry.contentHTML.map(Self.checkedHTML)
         var place: Place?
         if let location = entry.location {
             do {
@@ -156,18 +157,20 @@ public struct Micropub: WebApplication {
         let session = Session(peerAddress: request.peerAddress, authenticatedAs: author)
         // Photos by URL must be this blog's own (its media endpoint's):
         // blogd fetches nothing from elsewhere.
-        var photos: [String] = []
-        for url in entry.photos {
-            guard let name = ownPhoto(url) else {
-                throw .invalidRequest("A photo URL must be one this blog's media endpoint gave; send other photos as files.")
-            }
-            photos.append(name)
-        }
+        var photos = try attachments(entry.photos)
         guard photos.count + files.count <= Self.maxPhotos else { throw .invalidRequest("At most \(Self.maxPhotos) photos a post.") }
-        for file in files { photos.append(try upload(file, requestBytes: request.body.count, as: author, session).name) }
+        guard entry.photoAlts.count <= photos.count + files.count else {
+            throw .invalidRequest("More mp-photo-alt values than photos.")
+        }
+        // Every alt text is checked before a file costs a decode.
+        let alts = try entry.photoAlts.map(Self.checkedAlt)
+        for file in files {
+            photos.append(PhotoAttachment(name: try upload(file, requestBytes: request.body.count, as: author, session).name))
+        }
+        for (index, alt) in alts.enumerated() where photos[index].alt.isEmpty { photos[index].alt = alt }
         let command: Request = place.map { .geoPost(user: author, place: $0, title: title, content: text) }
             ?? .newPost(user: author, title: title, content: text)
-        let outcome = backend.perform(command, photos, session)
+        let outcome = backend.perform(command, PostExtras(photos: photos, contentHTML: html), session)
         guard outcome.reply == .posted, let id = outcome.postID else { throw failure(outcome.reply) }
         return WebResponse(status: .created, headers: [.location: url(of: user.name, id), .cacheControl: "no-store"])
     }
@@ -178,19 +181,78 @@ public struct Micropub: WebApplication {
         let post = try stored(id, of: user)
         var title: String? = post.title
         var content = post.content
+        var html = post.contentHTML
         if let values = update.replace["name"] { title = values.first }
-        if let values = update.replace["content"] { content = values.first ?? "" }
+        if let values = update.replace["content"] {
+            content = values.first ?? ""
+            html = update.contentHTML
+        }
         if update.removeProperties.contains("name") { title = nil }
-        if update.removeProperties.contains("content") { content = "" }
-        if let values = update.removeValues["content"], values.contains(content) { content = "" }
+        if update.removeProperties.contains("content") || update.removeValues["content"]?.contains(content) == true {
+            (content, html) = ("", nil)
+        }
         guard let name = title ?? Self.title(from: content) else { throw .invalidRequest("A post needs a name or content.") }
-        guard name != post.title || content != post.content else { return WebResponse(status: .noContent) }
+        let photos = try editedPhotos(post, update)
+        let place = try editedPlace(update)
         let (newTitle, newContent) = try checked(title: name, content: content)
-        switch perform(.editPost(user: try username(user), id: id, title: newTitle, content: newContent), user, request) {
+        let extras = PostExtras(photos: photos, contentHTML: try html.map(Self.checkedHTML), place: place)
+        let unchanged = newTitle == post.title && newContent == post.content && extras.contentHTML == post.contentHTML
+            && (photos == nil || photos == post.photos.map { PhotoAttachment(name: $0.name, alt: $0.alt) })
+            && (place == .keep || place == (post.place.map(PlaceEdit.set) ?? .remove))
+        guard !unchanged else { return WebResponse(status: .noContent) }
+        let author = try username(user)
+        let edit = Request.editPost(user: author, id: id, title: newTitle, content: newContent)
+        switch backend.perform(edit, extras, Session(peerAddress: request.peerAddress, authenticatedAs: author)).reply {
         case .edited: return WebResponse(status: .noContent)
-        case .editRefused: throw .invalidRequest("No such post of yours.")
+        case .editRefused: throw .invalidRequest("No such post of yours, or a photo that cannot go on it.")
         case let reply: throw failure(reply)
         }
+    }
+
+    /// The photos an update leaves the post with (nil when it names none):
+    /// `delete` of the property or of some URLs, `replace`, then `add`.
+    private func editedPhotos(_ post: PostRecord, _ update: MicropubUpdate) throws(MicropubError) -> [PhotoAttachment]? {
+        let removed = update.removeValues["photo"]
+        guard update.removeProperties.contains("photo") || removed != nil || update.replacePhotos != nil
+                || !update.addPhotos.isEmpty else { return nil }
+        var photos = post.photos.map { PhotoAttachment(name: $0.name, alt: $0.alt) }
+        if update.removeProperties.contains("photo") { photos = [] }
+        if let removed {
+            let names = Set(removed.compactMap(ownPhoto))
+            photos.removeAll { names.contains($0.name) }
+        }
+        if let replaced = update.replacePhotos { photos = try attachments(replaced) }
+        photos += try attachments(update.addPhotos)
+        guard photos.count <= Self.maxPhotos, Set(photos.map(\.name)).count == photos.count else {
+            throw .invalidRequest("At most \(Self.maxPhotos) photos a post, each once.")
+        }
+        return photos
+    }
+
+    /// What an update does to the post's place.
+    private func editedPlace(_ update: MicropubUpdate) throws(MicropubError) -> PlaceEdit {
+        if let location = update.location {
+            do {
+                return .set(try Place(latitude: Self.trimmed(location.latitude), longitude: Self.trimmed(location.longitude)))
+            } catch {
+                throw .invalidRequest(WebClient.explain(error))
+            }
+        }
+        return update.removeProperties.contains("location") ? .remove : .keep
+    }
+
+    /// Photos by URL as attachments: each must be this blog's own (its
+    /// media endpoint's), as blogd fetches nothing from elsewhere, and its
+    /// alt text within the rule.
+    private func attachments(_ photos: [MicropubPhoto]) throws(MicropubError) -> [PhotoAttachment] {
+        var attachments: [PhotoAttachment] = []
+        for photo in photos {
+            guard let name = ownPhoto(photo.url) else {
+                throw .invalidRequest("A photo URL must be one this blog's media endpoint gave; send other photos as files.")
+            }
+            attachments.append(PhotoAttachment(name: name, alt: try photo.alt.map(Self.checkedAlt) ?? ""))
+        }
+        return attachments
     }
 
     private func query(_ request: WebRequest) throws(MicropubError) -> WebResponse {
@@ -218,12 +280,18 @@ public struct Micropub: WebApplication {
     private func source(_ post: PostRecord, of user: UserRecord, only: Set<String>) -> [String: Any] {
         var properties: [String: Any] = [
             "name": [post.title],
-            "content": [post.content],
+            // As sent: HTML as {"html": …} (section 3.7.2), else the text.
+            "content": [post.contentHTML.map { ["html": $0] as Any } ?? post.content],
             "published": [post.createdAt.formatted(.iso8601)],
             "url": [url(of: user.name, post.id)],
         ]
         if let place = post.place { properties["location"] = ["geo:\(place.latitude),\(place.longitude)"] }
         if let updated = post.updatedAt { properties["updated"] = [updated.formatted(.iso8601)] }
+        if !post.photos.isEmpty {
+            properties["photo"] = post.photos.map { photo -> Any in
+                photo.alt.isEmpty ? baseURL + photo.file : ["value": baseURL + photo.file, "alt": photo.alt]
+            }
+        }
         guard only.isEmpty else { return ["properties": properties.filter { only.contains($0.key) }] }
         return ["type": ["h-entry"], "properties": properties]
     }
@@ -308,7 +376,7 @@ public struct Micropub: WebApplication {
 
     private func perform(_ request: Request, _ user: UserRecord, _ web: WebRequest) -> Reply {
         guard let author = try? Username(user.name) else { return .databaseError }
-        return backend.perform(request, [], Session(peerAddress: web.peerAddress, authenticatedAs: author)).reply
+        return backend.perform(request, PostExtras(), Session(peerAddress: web.peerAddress, authenticatedAs: author)).reply
     }
 
     private func username(_ user: UserRecord) throws(MicropubError) -> Username {
@@ -367,6 +435,31 @@ public struct Micropub: WebApplication {
             throw .invalidRequest("content is longer than \(WebRefusal.size(backend.maxTextBytes)).")
         }
         return checked
+    }
+
+    /// HTML content within the text's limit, without control characters
+    /// (tabs and line breaks are kept).
+    static func checkedHTML(_ html: String) throws(MicropubError) -> String {
+        do {
+            _ = try FieldRules.content(html)
+        } catch {
+            throw .invalidRequest("content.html holds control characters.")
+        }
+        guard html.utf8.count <= Frame.defaultMaxMessageBytes else {
+            throw .invalidRequest("content.html is longer than \(Frame.defaultMaxMessageBytes / 1024) KiB.")
+        }
+        return html
+    }
+
+    /// A photo's alt text by the rule of `PostPhoto.checkedAlt`.
+    static func checkedAlt(_ text: String) throws(MicropubError) -> String {
+        do {
+            return try PostPhoto.checkedAlt(text)
+        } catch .tooLong {
+            throw .invalidRequest("A photo's alt text is at most \(PostPhoto.maxAltCharacters) characters.")
+        } catch {
+            throw .invalidRequest("A photo's alt text holds control characters.")
+        }
     }
 
     /// A title for a post sent without a `name` (a note): its first line,

@@ -47,7 +47,11 @@ enum MicropubParser {
         entry.name = form.all("name").first
         entry.content = form.all("content").first
         if let geo = form.all("location").first { entry.location = try geoURI(geo) }
-        entry.photos = form.all("photo")
+        entry.photos = form.all("photo").map { MicropubPhoto(url: $0) }
+        // Alt text has no form syntax in Micropub (3.1.1 leaves objects
+        // such as photo[alt] to JSON); mp-photo-alt is the extension some
+        // clients send.
+        entry.photoAlts = form.all("mp-photo-alt")
         return .create(entry)
     }
 
@@ -81,10 +85,9 @@ enum MicropubParser {
         var entry = MicropubEntry()
         entry.name = texts(properties["name"]).first
         entry.content = texts(properties["content"]).first
+        entry.contentHTML = html(properties["content"])
         if let location = (properties["location"] as? [Any])?.first { entry.location = try self.location(location) }
-        entry.photos = (properties["photo"] as? [Any] ?? []).compactMap { value in
-            (value as? String) ?? ((value as? [String: Any])?["value"] as? String)
-        }
+        entry.photos = photos(properties["photo"])
         return .create(entry)
     }
 
@@ -96,6 +99,17 @@ enum MicropubParser {
             for (name, values) in properties {
                 guard let list = values as? [Any] else { throw .invalidRequest("\(key).\(name) is not an array.") }
                 if operation { update.replace[name] = texts(list) } else { update.add[name] = texts(list) }
+                switch (name, operation) {
+                case ("content", true): update.contentHTML = html(list)
+                case ("photo", true): update.replacePhotos = photos(list)
+                case ("photo", false): update.addPhotos = photos(list)
+                case ("location", true):
+                    guard let first = list.first, let point = try location(first) else {
+                        throw .invalidRequest("replace.location is not a geo: URI or an h-geo.")
+                    }
+                    update.location = MicropubLocation(latitude: point.latitude, longitude: point.longitude)
+                default: break
+                }
             }
         }
         switch top["delete"] {
@@ -122,6 +136,21 @@ enum MicropubParser {
             guard let object = value as? [String: Any] else { return nil }
             if let text = object["value"] as? String { return text }
             return (object["html"] as? String).map(plainText)
+        }
+    }
+
+    /// The `html` of the first value, when it is an object such as
+    /// `{"html": "<p>Hi</p>"}`: what `q=source` gives back.
+    static func html(_ values: Any?) -> String? {
+        ((values as? [Any])?.first as? [String: Any])?["html"] as? String
+    }
+
+    /// Photo URLs: strings, or `{"value": URL, "alt": TEXT}` objects.
+    static func photos(_ values: Any?) -> [MicropubPhoto] {
+        (values as? [Any] ?? []).compactMap { value in
+            if let url = value as? String { return MicropubPhoto(url: url) }
+            guard let object = value as? [String: Any], let url = object["value"] as? String else { return nil }
+            return MicropubPhoto(url: url, alt: object["alt"] as? String)
         }
     }
 

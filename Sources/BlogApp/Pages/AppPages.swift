@@ -76,6 +76,12 @@ enum AppPages {
         var content = ""
         var latitude = ""
         var longitude = ""
+        /// The new photo's alt text.
+        var alt = ""
+        /// On an edit: the post's photos, with the alt texts typed.
+        var photos: [PostPhoto] = []
+        /// On an edit: the photos ticked for removal, by name.
+        var removed: Set<String> = []
     }
 
     /// "My posts": the new post form, then the newest posts.
@@ -113,14 +119,15 @@ enum AppPages {
     static func edit(_ viewer: Viewer, id: Int64, draft: Draft, error: String?) -> [UInt8] {
         layout("Edit post", viewer: viewer) { html in
             message(error, kind: "error", &html)
-            postForm(action: "/app/posts/\(id)/edit", draft: draft, viewer: viewer, withPlace: false, button: "Save", &html)
+            postForm(action: "/app/posts/\(id)/edit", draft: draft, viewer: viewer, withPlace: true, button: "Save",
+                     editing: true, &html)
             html.raw("<p><a href=\"/app/\">Cancel</a></p>\n")
         }
     }
 
     private static func postForm(action: String, draft: Draft, viewer: Viewer, withPlace: Bool, button: String,
-                                 _ html: inout HTML) {
-        // A new post may carry a photo, which needs a multipart form.
+                                 editing: Bool = false, _ html: inout HTML) {
+        // A post may carry a photo, which needs a multipart form.
         html.raw("<form method=\"post\" action=\"\(action)\" class=\"app-form\"\(withPlace ? " enctype=\"multipart/form-data\"" : "")>")
         csrfField(viewer.csrf, &html)
         html.raw("<label for=\"title\">Title</label><input id=\"title\" name=\"title\" required maxlength=\"200\" value=\"")
@@ -129,10 +136,18 @@ enum AppPages {
         html.text(draft.content)
         html.raw("</textarea>")
         if withPlace {
-            html.raw("<label for=\"photo\">Photo</label><input id=\"photo\" name=\"photo\" type=\"file\" accept=\"image/jpeg,image/png,image/webp,image/heic\">")
+            if editing { photoFields(draft, &html) }
+            let label = draft.photos.isEmpty ? "Photo" : "Replace with a new photo"
+            html.raw("<label for=\"photo\">\(label)</label><input id=\"photo\" name=\"photo\" type=\"file\" accept=\"image/jpeg,image/png,image/webp,image/heic\">")
+            html.raw("<label for=\"alt\">Describe the photo for those who cannot see it (alt text)</label>")
+            html.raw("<input id=\"alt\" name=\"alt\" maxlength=\"\(PostPhoto.maxAltCharacters)\" value=\"")
+            html.text(draft.alt)
+            html.raw("\">")
             // Opt-in: nothing is sent unless the author fills these in or
-            // asks the browser for its location.
-            html.raw("<details class=\"place-fields\"><summary>Add a place</summary>")
+            // asks the browser for its location. An edit shows the place
+            // the post has; emptying both fields removes it.
+            let hasPlace = !draft.latitude.isEmpty || !draft.longitude.isEmpty
+            html.raw("<details class=\"place-fields\"\(hasPlace ? " open" : "")><summary>\(editing ? "Place" : "Add a place")</summary>")
             html.raw("<label for=\"latitude\">Latitude</label><input id=\"latitude\" name=\"latitude\" inputmode=\"decimal\" value=\"")
             html.text(draft.latitude)
             html.raw("\"><label for=\"longitude\">Longitude</label><input id=\"longitude\" name=\"longitude\" inputmode=\"decimal\" value=\"")
@@ -142,6 +157,27 @@ enum AppPages {
             html.raw("<script src=\"/app/app.js\" defer></script>")
         }
         html.raw("<button type=\"submit\" id=\"publish\">\(button)</button></form>\n")
+    }
+
+    /// An edited post's photos: each with its alt text and a box that
+    /// removes it. The thumbnail is drawn small: at its own width it
+    /// would be wider than a phone.
+    private static func photoFields(_ draft: Draft, _ html: inout HTML) {
+        for photo in draft.photos {
+            let scale = min(1, 160 / Double(max(photo.thumbnailWidth, photo.thumbnailHeight, 1)))
+            let width = max(1, Int((Double(photo.thumbnailWidth) * scale).rounded()))
+            let height = max(1, Int((Double(photo.thumbnailHeight) * scale).rounded()))
+            html.raw("<fieldset class=\"photo-fields\"><legend>Photo</legend><img src=\"/")
+            html.text(photo.thumbnailFile)
+            html.raw("\" width=\"\(width)\" height=\"\(height)\" alt=\"")
+            html.text(photo.alt)
+            html.raw("\"><label for=\"alt-\(photo.name)\">Alt text</label>")
+            html.raw("<input id=\"alt-\(photo.name)\" name=\"alt-\(photo.name)\" maxlength=\"\(PostPhoto.maxAltCharacters)\" value=\"")
+            html.text(photo.alt)
+            html.raw("\"><label><input type=\"checkbox\" name=\"remove-\(photo.name)\" id=\"remove-\(photo.name)\"")
+            html.raw(draft.removed.contains(photo.name) ? " checked" : "")
+            html.raw("> Remove this photo</label></fieldset>")
+        }
     }
 
     static func notFound(_ viewer: Viewer?) -> [UInt8] {
@@ -181,4 +217,12 @@ enum AppPages {
         })();
 
         """
+}
+
+extension AppPages.Draft {
+    /// The edit form of a stored post.
+    init(_ post: PostRecord) {
+        self.init(title: post.title, content: post.content, latitude: post.place?.latitude ?? "",
+                  longitude: post.place?.longitude ?? "", photos: post.photos)
+    }
 }

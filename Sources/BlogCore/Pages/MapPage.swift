@@ -22,6 +22,7 @@ public enum MapPage {
             list += Array("<li data-lat=\"\(place.latitude)\" data-lon=\"\(place.longitude)\"><a href=\"".utf8)
             HTMLEscape.append(PageRenderer.postFile(user: user, id: post.id), to: &list)
             list += Array("\">".utf8)
+            if let photo = post.photos.first { appendThumbnail(photo, to: &list) }
             HTMLEscape.append(post.title, to: &list)
             list += Array("</a> · <a href=\"".utf8)
             HTMLEscape.append(PageRenderer.openStreetMapURL(place), to: &list)
@@ -32,6 +33,22 @@ public enum MapPage {
                                      nav: [(PageRenderer.mainFile(user: user), "\(user)’s blog"), (IndexPage.fileName, "All blogs")],
                                      head: extra + head)
     }
+
+    /// A post's first photo, small, before its title (in the link the
+    /// map's popup shows), with its alt text.
+    private static func appendThumbnail(_ photo: PostPhoto, to list: inout [UInt8]) {
+        let scale = min(1, Double(thumbnailSide) / Double(max(photo.thumbnailWidth, photo.thumbnailHeight)))
+        let width = max(1, Int((Double(photo.thumbnailWidth) * scale).rounded()))
+        let height = max(1, Int((Double(photo.thumbnailHeight) * scale).rounded()))
+        list += Array("<img src=\"".utf8)
+        HTMLEscape.append(photo.thumbnailFile, to: &list)
+        list += Array("\" width=\"\(width)\" height=\"\(height)\" alt=\"".utf8)
+        HTMLEscape.append(photo.alt, to: &list)
+        list += Array("\" loading=\"lazy\"> ".utf8)
+    }
+
+    /// The longer side of a map list's thumbnail, in CSS pixels.
+    static let thumbnailSide = 96
 
     /// Leaflet (Debian's libjs-leaflet, copied beside the pages by `serve`)
     /// and blogd's own `map.js`; the tiles come from OpenStreetMap in the

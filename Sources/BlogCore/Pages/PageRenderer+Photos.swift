@@ -2,7 +2,7 @@
 /// the images, before the post's text.
 extension PageRenderer {
     /// Appends `<figure class="photos">` with one linked thumbnail per
-    /// photo, nothing for none. `base` goes before each file's path: ""
+    /// photo, its alt text escaped as an attribute, nothing for none. `base` goes before each file's path: ""
     /// on the pages (their links are relative to the public folder's top,
     /// a post's own page says so with its `<base>`), the site's URL in a
     /// feed, whose readers need absolute ones.
@@ -20,6 +20,8 @@ extension PageRenderer {
             out += Array(String(photo.thumbnailWidth).utf8)
             out += heightStart
             out += Array(String(photo.thumbnailHeight).utf8)
+            out += altStart
+            HTMLEscape.append(photo.alt, to: &out)
             out += photoEnd
         }
         out += figureEnd
@@ -44,6 +46,7 @@ extension PageRenderer {
     private static let thumbnailStart = Array("\"><img src=\"".utf8)
     private static let widthStart = Array("\" width=\"".utf8)
     private static let heightStart = Array("\" height=\"".utf8)
-    private static let photoEnd = Array("\" alt=\"\" loading=\"lazy\"></a>".utf8)
+    private static let altStart = Array("\" alt=\"".utf8)
+    private static let photoEnd = Array("\" loading=\"lazy\"></a>".utf8)
     private static let figureEnd = Array("</figure>".utf8)
 }

@@ -20,15 +20,26 @@ extension BlogService {
         }
     }
 
-    func editPost(_ user: Username, _ id: Int64, _ title: String, _ content: String, _ session: Session) -> Reply {
+    /// `extras` (the web client's and Micropub's) may set the HTML source,
+    /// the photos and the place too; the photos the post loses go with
+    /// their files, once the pages no longer show them.
+    func editPost(_ user: Username, _ id: Int64, _ title: String, _ content: String, _ extras: PostExtras,
+                  _ session: Session) -> Reply {
         do {
             guard let owner = try activeUser(user), try mayActAs(user, session) else { return .editRefused }
             let weight = PageRenderer.weight(title: title, content: content)
-            guard let edited = try storage.editPost(id: id, ofUserID: owner.id, title: title, content: content,
-                                                    weight: weight, at: now().wholeMilliseconds) else { return .editRefused }
-            fragments.store(RenderedPost(edited, user: owner.name), for: id)
-            try rewritePages(of: owner, after: edited.stub, deleted: false)
+            let edit = PostEdit(title: title, content: content, contentHTML: extras.contentHTML, photos: extras.photos,
+                                place: extras.place)
+            guard let edited = try storage.editPost(id: id, ofUserID: owner.id, edit, weight: weight,
+                                                    at: now().wholeMilliseconds) else { return .editRefused }
+            // Their rows are gone: whatever becomes of the pages, their
+            // files are no one's to see.
+            defer { photoFiles.remove(edited.removedPhotos) }
+            fragments.store(RenderedPost(edited.record, user: owner.name), for: id)
+            try rewritePages(of: owner, after: edited.record.stub, deleted: false)
             return .edited
+        } catch StorageError.unknownPhoto {
+            return .editRefused
         } catch {
             // Stored or not, the pages are not known to show it: the next
             // write of this blog, or the start-up check, brings them in line.

@@ -175,12 +175,21 @@ public final class BlogService: Sendable {
     /// not the author's, unknown, on a post already, or one past
     /// `PostPhoto.maxPerPost` refuses the post (`post:NA`), storing nothing.
     public func outcome(of request: Request, photos: [String], session: inout Session) -> Outcome {
+        outcome(of: request, extras: PostExtras(photoNames: photos), session: &session)
+    }
+
+    /// `outcome(of:session:)` with what the web client and Micropub add
+    /// (`PostExtras`): photos with alt text and the HTML source on a
+    /// `newpost` or `geopost` (refused as `outcome(of:photos:session:)`
+    /// says), and on an `editpost` the HTML source and the photos and place
+    /// it sets (a photo that may not go on the post answers `edit:NA`).
+    public func outcome(of request: Request, extras: PostExtras, session: inout Session) -> Outcome {
         var posted: Int64?
-        let (reply, bytes) = perform(request, photos: photos, &session, posted: &posted)
+        let (reply, bytes) = perform(request, extras: extras, &session, posted: &posted)
         return Outcome(reply: reply, command: request.command, user: request.user.value, body: bytes, postID: posted)
     }
 
-    private func perform(_ request: Request, photos: [String], _ session: inout Session,
+    private func perform(_ request: Request, extras: PostExtras, _ session: inout Session,
                          posted: inout Int64?) -> (reply: Reply, body: [UInt8]?) {
         switch request {
         case .register(let user, let password):
@@ -189,16 +198,16 @@ public final class BlogService: Sendable {
             return (login(user, password, &session), nil)
         case .newPost(let user, let title, let content):
             return (RequestDeadline.$end.withValue(storageDeadline()) {
-                newPost(user, title, content, session, photos: photos, posted: &posted)
+                newPost(user, title, content, session, extras: extras, posted: &posted)
             }, nil)
         case .geoPost(let user, let place, let title, let content):
             return (RequestDeadline.$end.withValue(storageDeadline()) {
-                newPost(user, title, content, session, at: place, photos: photos, posted: &posted)
+                newPost(user, title, content, session, at: place, extras: extras, posted: &posted)
             }, nil)
         case .listPosts(let user):
             return RequestDeadline.$end.withValue(storageDeadline()) { listPosts(user, session) }
         case .editPost(let user, let id, let title, let content):
-            return (RequestDeadline.$end.withValue(storageDeadline()) { editPost(user, id, title, content, session) }, nil)
+            return (RequestDeadline.$end.withValue(storageDeadline()) { editPost(user, id, title, content, extras, session) }, nil)
         case .deletePost(let user, let id):
             return (RequestDeadline.$end.withValue(storageDeadline()) { deletePost(user, id, session) }, nil)
         }
@@ -295,15 +304,17 @@ public final class BlogService: Sendable {
     }
 
     private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session,
-                         at place: Place? = nil, photos: [String], posted: inout Int64?) -> Reply {
+                         at place: Place? = nil, extras: PostExtras, posted: inout Int64?) -> Reply {
+        let photos = extras.photos ?? [], html = extras.contentHTML
         do {
             guard var owner = try users.user(named: user) else { return .postRefused }
             guard try mayActAs(user, session) else { return .postRefused }
             let weight = PageRenderer.weight(title: title, content: content)
             let token = UUID.random()
             var inserted = Result { () throws(StorageError) in
-                try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight, place: place,
-                                       photos: photos, at: now().wholeMilliseconds, layout: settings.layout, token: token)
+                try storage.insertPost(userID: owner.id, title: title, content: content, contentHTML: html, weight: weight,
+                                       place: place, photos: photos, at: now().wholeMilliseconds, layout: settings.layout,
+                                       token: token)
             }
             if case .failure(.unknownUser) = inserted {
                 // Deleted or suspended by the admin since the directory
@@ -312,8 +323,9 @@ public final class BlogService: Sendable {
                 guard let current = try users.user(named: user), current.id != owner.id else { return .postRefused }
                 owner = current
                 inserted = Result { () throws(StorageError) in
-                    try storage.insertPost(userID: owner.id, title: title, content: content, weight: weight, place: place,
-                                           photos: photos, at: now().wholeMilliseconds, layout: settings.layout, token: token)
+                    try storage.insertPost(userID: owner.id, title: title, content: content, contentHTML: html, weight: weight,
+                                           place: place, photos: photos, at: now().wholeMilliseconds,
+                                           layout: settings.layout, token: token)
                 }
             }
             if case .failure(.outcomeUnknown) = inserted {

@@ -41,9 +41,12 @@ public protocol BlogStorage: Sendable {
     /// `.unknownPhoto` and stores nothing. `weight` is the text's
     /// (`PageRenderer.weight(title:content:)`): the store adds the photos'
     /// (`PageRenderer.weight(photos:)`) once it has read their sizes, before
-    /// it chooses the group. The record carries the photos.
-    func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, photos: [String],
-                    at date: Date, layout: PageLayout, token: UUID) throws(StorageError) -> NewPost
+    /// it chooses the group. The record carries the photos, each with its
+    /// alt text. `contentHTML` (the HTML `content` was derived from, or
+    /// nil) is stored beside the text and never rendered.
+    func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int, place: Place?,
+                    photos: [PhotoAttachment], at date: Date, layout: PageLayout,
+                    token: UUID) throws(StorageError) -> NewPost
 
     /// Settles the insert of `token` for good: if no post holds it, no post
     /// ever will (the token is claimed, so a commit still under way fails),
@@ -107,12 +110,19 @@ public protocol BlogStorage: Sendable {
     /// its author's id, nil when the trash holds no such post.
     func purgeTrashedPost(id: Int64) throws(StorageError) -> Int64?
 
-    /// Replaces the title and text of post `id` of `userID`, marks it
-    /// edited at `date` and returns it as stored; nil when `userID` has no
-    /// such post. The post keeps its page group and its photos; `weight` is
-    /// the text's, and the store adds the photos' (as `insertPost` does).
-    func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
-                  at date: Date) throws(StorageError) -> PostRecord?
+    /// Sets what `edit` says of post `id` of `userID` (title, text, its
+    /// HTML source, and the photos and place when told), marks it edited
+    /// at `date` and returns it as stored, with the photos it lost; nil
+    /// when `userID` has no such post. The post keeps its page group;
+    /// `weight` is the text's, and the store adds the photos' (as
+    /// `insertPost` does).
+    ///
+    /// New photos must be the user's and on no post (as for `insertPost`),
+    /// at most `PostPhoto.maxPerPost` in all; otherwise it throws
+    /// `.unknownPhoto` and changes nothing. The photos the post loses are
+    /// deleted in the same transaction.
+    func editPost(id: Int64, ofUserID userID: Int64, _ edit: PostEdit, weight: Int,
+                  at date: Date) throws(StorageError) -> EditedPost?
 
     /// Suspends a user (`suspended`) or lifts it.
     func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError)
@@ -303,16 +313,30 @@ public struct NewPost: Sendable {
 }
 
 extension BlogStorage {
+    /// `insertPost` with photos by name (no alt text) and no HTML source.
+    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, photos: [String],
+                           at date: Date, layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
+        try insertPost(userID: userID, title: title, content: content, contentHTML: nil, weight: weight, place: place,
+                       photos: PostPhoto.attachments(photos), at: date, layout: layout, token: token)
+    }
+
+    /// Replaces the title and text of a post (clearing its HTML source);
+    /// its photos and place stay. (See `editPost(id:ofUserID:_:weight:at:)`.)
+    public func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
+                         at date: Date) throws(StorageError) -> PostRecord? {
+        try editPost(id: id, ofUserID: userID, PostEdit(title: title, content: content), weight: weight, at: date)?.record
+    }
+
     /// `insertPost` of a post with no photos.
     public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, at date: Date,
-                           layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
+                           layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
         try insertPost(userID: userID, title: title, content: content, weight: weight, place: place, photos: [],
                        at: date, layout: layout, token: token)
     }
 
     /// `insertPost` of a post with no place and no photos.
     public func insertPost(userID: Int64, title: String, content: String, weight: Int, at date: Date,
-                           layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
+                           layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
         try insertPost(userID: userID, title: title, content: content, weight: weight, place: nil, photos: [],
                        at: date, layout: layout, token: token)
     }

@@ -50,10 +50,12 @@ public struct MeteredStorage: BlogStorage {
         try counted(try base.createUser(name: name, passwordHash: passwordHash, at: date))
     }
     public func deleteUser(id: Int64) throws(StorageError) { try counted(try base.deleteUser(id: id)) }
-    public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, photos: [String],
-                           at date: Date, layout: PageLayout, token: UUID) throws(StorageError) -> NewPost {
-        try counted(try base.insertPost(userID: userID, title: title, content: content, weight: weight, place: place,
-                                        photos: photos, at: date, layout: layout, token: token))
+    public func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int,
+                           place: Place?, photos: [PhotoAttachment], at date: Date, layout: PageLayout,
+                           token: UUID) throws(StorageError) -> NewPost {
+        try counted(try base.insertPost(userID: userID, title: title, content: content, contentHTML: contentHTML,
+                                        weight: weight, place: place, photos: photos, at: date, layout: layout,
+                                        token: token))
     }
     public func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? { try counted(try base.claimPostToken(token)) }
     public func deletePostTokens(before date: Date) throws(StorageError) {
@@ -80,9 +82,9 @@ public struct MeteredStorage: BlogStorage {
     public func purgeTrashedPost(id: Int64) throws(StorageError) -> Int64? {
         try counted(try base.purgeTrashedPost(id: id))
     }
-    public func editPost(id: Int64, ofUserID userID: Int64, title: String, content: String, weight: Int,
-                         at date: Date) throws(StorageError) -> PostRecord? {
-        try counted(try base.editPost(id: id, ofUserID: userID, title: title, content: content, weight: weight, at: date))
+    public func editPost(id: Int64, ofUserID userID: Int64, _ edit: PostEdit, weight: Int,
+                         at date: Date) throws(StorageError) -> EditedPost? {
+        try counted(try base.editPost(id: id, ofUserID: userID, edit, weight: weight, at: date))
     }
     public func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError) {
         try counted(try base.setSuspended(userID: userID, suspended, at: date))

@@ -14,13 +14,19 @@ public struct PostPhoto: Sendable, Equatable, Hashable {
     public var height: Int
     public var thumbnailWidth: Int
     public var thumbnailHeight: Int
+    /// What the photo shows, in words, for those who cannot see it (the
+    /// `alt` of its `<img>` on every page and feed); '' when the author
+    /// gave none. Kept with the post that shows it (`posts.photos`): a
+    /// photo on no post has none.
+    public var alt: String
 
-    public init(name: String, width: Int, height: Int, thumbnailWidth: Int, thumbnailHeight: Int) {
+    public init(name: String, width: Int, height: Int, thumbnailWidth: Int, thumbnailHeight: Int, alt: String = "") {
         self.name = name
         self.width = width
         self.height = height
         self.thumbnailWidth = thumbnailWidth
         self.thumbnailHeight = thumbnailHeight
+        self.alt = alt
     }
 
     /// The most photos one post carries.

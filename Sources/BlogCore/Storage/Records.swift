@@ -43,13 +43,17 @@ public struct PostRecord: Codable, Sendable, Equatable {
     public var updatedAt: Date?
     /// Where it was written, if the author said (`geopost`).
     public var place: Place? = nil
-    /// Its photos, in the order the author gave them; they never change
-    /// after the post is stored.
+    /// Its photos, in the order the author gave them (an edit may change
+    /// them).
     public var photos: [PostPhoto] = []
+    /// The HTML its text was derived from, as a Micropub client sent it
+    /// (`{"html": …}`); nil for plain text. Never rendered: the pages show
+    /// `content`, escaped. Kept so that `q=source` gives back what was sent.
+    public var contentHTML: String? = nil
 
     public init(id: Int64, userID: Int64, title: String, content: String, createdAt: Date,
                 page: Int = 1, weight: Int? = nil, updatedAt: Date? = nil, place: Place? = nil,
-                photos: [PostPhoto] = []) {
+                photos: [PostPhoto] = [], contentHTML: String? = nil) {
         self.id = id
         self.userID = userID
         self.title = title
@@ -60,6 +64,7 @@ public struct PostRecord: Codable, Sendable, Equatable {
         self.updatedAt = updatedAt
         self.place = place
         self.photos = photos
+        self.contentHTML = contentHTML
     }
 
     /// The post as the layout sees it.
@@ -70,6 +75,7 @@ public struct PostRecord: Codable, Sendable, Equatable {
         case userID = "user_id"
         case createdAt = "created_at"
         case updatedAt = "updated_at"
+        case contentHTML = "content_html"
     }
 }
 
