@@ -128,6 +128,16 @@ struct BodyLimitTests {
         #expect(try app.blog.store.posts(ofUserID: user.id).isEmpty)
         #expect(try app.blog.store.photos(ofUserID: user.id).isEmpty)
         #expect(budget.available(for: "127.0.0.1") == 8)
+        // Signed out, the same upload is sent to the login, and paid for.
+        let stranger = try await onThread {
+            let connection = try WireHTTP(port: port)
+            connection.send("POST /app/posts HTTP/1.1\r\nHost: localhost\r\n"
+                            + "Content-Type: multipart/form-data; boundary=XyZ\r\nContent-Length: \(body.count)\r\n\r\n")
+            connection.send(body)
+            return try connection.readResponse()
+        }
+        #expect(stranger.status == 303 && stranger.headers["location"] == "/app/login")
+        #expect(budget.available(for: "127.0.0.1") == 6)
         #expect(web.reservedBodyBytes == 0)
         await web.stop()
     }
