@@ -76,11 +76,8 @@ extension WebClient {
 
     /// A photo over the limit, read to its end and dropped: the form again
     /// with what was typed (the fields before the photo, as browsers send
-    /// them), the limit named. The dropped bytes are charged to the
-    /// address's upload budget, a photo limit's worth an upload.
+    /// them), the limit named.
     func photoTooLarge(_ signedIn: SignedIn, _ request: WebRequest) -> WebResponse {
-        let limit = backend.photoLimits.maxBytes
-        backend.uploads.charge((request.discardedBodyBytes + limit - 1) / limit, for: request.peerAddress)
         let parts = try? MultipartForm(body: request.body, contentType: request.headers[.contentType] ?? "", cutShort: true)
         let form = FormData(fields: parts?.textFields ?? [])
         guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }

@@ -168,6 +168,13 @@ public struct WebClient: WebApplication {
     }
 
     public func respond(to request: WebRequest) -> WebResponse {
+        if request.discardedBodyBytes > 0 {
+            // Bytes read and dropped cost the address's upload budget, a
+            // photo limit's worth an upload, whoever sent them, signed in
+            // or not.
+            let limit = backend.photoLimits.maxBytes
+            backend.uploads.charge((request.discardedBodyBytes + limit - 1) / limit, for: request.peerAddress)
+        }
         let route = AppRoute(method: request.method, path: request.path)
         if request.method == .post, !Self.sameOrigin(request) {
             return .page(AppPages.failure("This form came from another site.", viewer: nil), status: .forbidden)

@@ -128,6 +128,16 @@ struct BodyLimitTests {
         #expect(try app.blog.store.posts(ofUserID: user.id).isEmpty)
         #expect(try app.blog.store.photos(ofUserID: user.id).isEmpty)
         #expect(budget.available(for: "127.0.0.1") == 8)
+        // Signed out, the same upload is sent to the login, and paid for.
+        let stranger = try await onThread {
+            let connection = try WireHTTP(port: port)
+            connection.send("POST /app/posts HTTP/1.1\r\nHost: localhost\r\n"
+                            + "Content-Type: multipart/form-data; boundary=XyZ\r\nContent-Length: \(body.count)\r\n\r\n")
+            connection.send(body)
+            return try connection.readResponse()
+        }
+        #expect(stranger.status == 303 && stranger.headers["location"] == "/app/login")
+        #expect(budget.available(for: "127.0.0.1") == 6)
         #expect(web.reservedBodyBytes == 0)
         await web.stop()
     }
@@ -153,6 +163,15 @@ struct BodyLimitTests {
         #expect(huge.status == 413 && huge.headers["connection"] == "close")
         #expect(huge.headers["content-type"] == "text/html; charset=utf-8")
         #expect(huge.text.contains("at most 10 MiB") && huge.text.contains("<a href=\"/app/\">Back</a>"))
+        // A form without a photo is held to its text: no reading past it.
+        let form = try await onThread {
+            let connection = try WireHTTP(port: port)
+            connection.send("POST /app/login HTTP/1.1\r\nHost: localhost\r\n"
+                            + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(1 << 20)\r\n\r\n")
+            return try connection.readResponse()
+        }
+        #expect(form.status == 413 && form.headers["content-type"] == "text/html; charset=utf-8")
+        #expect(form.text.contains("at most 64 KiB") && form.text.contains("<a href=\"/app/\">Back</a>"))
         // The budget (10) spent on heads: the next is refused unread, with a page.
         for _ in 0..<10 { budget.charge(1, for: "127.0.0.1") }
         let spent = try await onThread {

@@ -1,3 +1,4 @@
+import BlogTestSupport
 import Foundation
 import Testing
 
@@ -27,20 +28,25 @@ struct PasswdCommandTests {
         return (server, try server.waitForPort())
     }
 
+    /// While the server runs: its leases end within `LoginLeases.recheck`
+    /// (5 s), when it next asks the database; after a restart at once.
     @Test func aNewPasswordReplacesTheOldAndEndsLeases() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(try admin(["adduser", "alice"], input: "old pw\n").status == 0)
         var (server, port) = try serve()
         #expect(try exchange("login:alice:old pw[E];", port: port) == "log:OK[E];")
         #expect(try exchange("newpost:alice:By lease:x[E];", port: port) == "post:OK[E];", "the login left a lease")
-        _ = server.stop()
 
         let changed = try admin(["passwd", "ALICE"], input: "new pw\n")
         #expect(changed.status == 0 && changed.out.contains("set the password of ALICE"), "\(changed.err)")
+        #expect(waitUntil(timeout: 120) { (try? exchange("newpost:alice:Again:x[E];", port: port)) == "post:NA[E];" },
+                "the running server's lease ended")
+        #expect(try exchange("login:alice:old pw[E];", port: port) == "log:NA[E];")
+        _ = server.stop()
 
         (server, port) = try serve()
         defer { _ = server.stop() }
-        #expect(try exchange("newpost:alice:Lease gone:x[E];", port: port) == "post:NA[E];", "the lease ended")
+        #expect(try exchange("newpost:alice:Lease gone:x[E];", port: port) == "post:NA[E];", "the lease stays ended")
         #expect(try exchange("login:alice:old pw[E];", port: port) == "log:NA[E];")
         #expect(try exchange("login:alice:new pw[E];", port: port) == "log:OK[E];")
     }

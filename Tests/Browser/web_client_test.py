@@ -148,6 +148,28 @@ def main():
         wait.until(EC.url_contains("done=posted"))
         check("Published." in driver.page_source, "posted")
 
+        # A photo over the limit: the browser shows the form as typed, not a reset.
+        big = os.path.join(folder, "big.jpg")
+        with open(big, "wb") as file:
+            file.write(b"\xff" * (12 << 20))
+        driver.find_element(By.ID, "title").send_keys("Too big")
+        driver.find_element(By.ID, "content").send_keys("Kept text.")
+        driver.find_element(By.ID, "photo").send_keys(big)
+        driver.find_element(By.ID, "publish").click()
+        wait.until(lambda d: "at most 10 MiB" in d.page_source)
+        check(driver.find_element(By.ID, "title").get_attribute("value") == "Too big"
+              and driver.find_element(By.ID, "content").get_attribute("value") == "Kept text.",
+              "a photo over the limit: the form comes back as typed, the limit named")
+
+        # A new password: this browser stays signed in.
+        driver.get(base + "/app/settings")
+        driver.find_element(By.ID, "old-password").send_keys("correct horse")
+        driver.find_element(By.ID, "new-password").send_keys("battery staple")
+        driver.find_element(By.ID, "new-password-again").send_keys("battery staple")
+        driver.find_element(By.ID, "change-password").click()
+        wait.until(EC.url_contains("done=password"))
+        check("Password changed" in driver.page_source, "the password changed; still signed in")
+
         driver.get(base + "/alice.html")
         check("From my phone" in driver.page_source, "the post is on the public page")
         driver.find_element(By.LINK_TEXT, "From my phone").click()

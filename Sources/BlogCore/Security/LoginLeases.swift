@@ -8,7 +8,10 @@ import BlogWire
 /// With a database, leases are kept there too: a login through one instance
 /// lets the same address post through another, and a lease survives a
 /// restart. Memory holds the leases seen, so a post asks the database only
-/// for a lease this process has not seen yet.
+/// for a lease this process has not seen yet, or has not checked there
+/// for `recheck` seconds: a lease ended elsewhere (a new password set by
+/// `blogd passwd`, or through another instance) stops within that time.
+/// A lease the database could not keep is honoured here all the same.
 ///
 /// Memory is bounded without sweeps: leases are queued in the order they
 /// were granted, which is the order they expire in (one duration for all),
@@ -24,6 +27,9 @@ public final class LoginLeases: Sendable {
 
     private struct Table {
         var expiries: [Key: Date] = [:]
+        /// When the database last confirmed each lease (or this process
+        /// granted it); `distantFuture` for one the database could not keep.
+        var checked: [Key: Date] = [:]
         /// Grants in order, expired or renewed ones included until they
         /// reach the front.
         var queue: [(key: Key, expiry: Date)] = []
@@ -31,13 +37,17 @@ public final class LoginLeases: Sendable {
 
         mutating func set(_ key: Key, until expiry: Date, now: Date, capacity: Int) {
             expiries[key] = expiry
+            checked[key] = now
             queue.append((key, expiry))
             while head < queue.count {
                 let (first, until) = queue[head]
                 let current = expiries[first]
                 // A renewed lease left this entry behind; an expired one goes.
                 guard current != until || until <= now || expiries.count > capacity else { break }
-                if current == until { expiries[first] = nil }
+                if current == until {
+                    expiries[first] = nil
+                    checked[first] = nil
+                }
                 head += 1
             }
             if head > 1024 && head * 2 > queue.count {
@@ -67,19 +77,48 @@ public final class LoginLeases: Sendable {
     public func grant(_ user: Username, from address: String) throws(StorageError) {
         let current = now()
         let expiry = current.addingTimeInterval(duration)
-        leases.withLock { $0.set(Key(user: user.key, address: address), until: expiry, now: current, capacity: capacity) }
-        try storage?.grantLease(userKey: user.key, address: address, until: expiry)
+        let key = Key(user: user.key, address: address)
+        leases.withLock { $0.set(key, until: expiry, now: current, capacity: capacity) }
+        do {
+            try storage?.grantLease(userKey: user.key, address: address, until: expiry)
+        } catch {
+            // Never checked again: the database would not know it.
+            leases.withLock { if $0.expiries[key] == expiry { $0.checked[key] = .distantFuture } }
+            throw error
+        }
     }
+
+    /// Seconds a lease held in memory is trusted before the database is
+    /// asked again.
+    public static let recheck: TimeInterval = 5
 
     /// Whether `user` holds an unexpired lease at `address`: granted here,
     /// or by another process on the same database.
     public func isHeld(by user: Username, from address: String) throws(StorageError) -> Bool {
         let current = now()
         let key = Key(user: user.key, address: address)
-        if let expiry = leases.withLock({ $0.expiries[key] }), expiry > current { return true }
-        guard let storage, let expiry = try storage.leaseExpiry(userKey: user.key, address: address),
-              expiry > current else { return false }
-        leases.withLock { $0.set(key, until: expiry, now: current, capacity: capacity) }
+        let known = leases.withLock { table in table.expiries[key].map { ($0, table.checked[key] ?? .distantPast) } }
+        if let (expiry, checked) = known, expiry > current,
+           storage == nil || current.timeIntervalSince(checked) < Self.recheck { return true }
+        guard let storage else { return false }
+        guard let expiry = try storage.leaseExpiry(userKey: user.key, address: address), expiry > current else {
+            // Ended elsewhere (or expired): forgotten here too.
+            if known != nil {
+                leases.withLock { table in
+                    table.expiries[key] = nil
+                    table.checked[key] = nil
+                }
+            }
+            return false
+        }
+        leases.withLock { table in
+            // Checked and the same: no second place in the grant queue.
+            if table.expiries[key] == expiry {
+                table.checked[key] = current
+            } else {
+                table.set(key, until: expiry, now: current, capacity: capacity)
+            }
+        }
         return true
     }
 
@@ -88,7 +127,10 @@ public final class LoginLeases: Sendable {
     /// Their places in the grant queue are passed over as stale.
     public func forget(_ user: Username) {
         leases.withLock { table in
-            for key in table.expiries.keys where key.user == user.key { table.expiries[key] = nil }
+            for key in table.expiries.keys where key.user == user.key {
+                table.expiries[key] = nil
+                table.checked[key] = nil
+            }
         }
     }
 

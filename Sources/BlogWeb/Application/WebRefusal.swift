@@ -36,7 +36,7 @@ public enum WebRefusal: Sendable, Equatable {
     /// The refusal in a sentence.
     public var text: String {
         switch self {
-        case .tooLarge(let limit): "The request is larger than \(Self.size(limit)), the most this address takes."
+        case .tooLarge(let limit): "The request body is larger than \(Self.size(limit)), the limit here."
         case .tooManyBodies: "Too many uploads at once: try again in a moment."
         case .busy: "Too busy: try again in a moment."
         case .stopping: "The server is stopping."
