@@ -86,7 +86,7 @@ struct EditCommand: ParsableCommand {
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete NAME's post ID (logs in first); its page then answers 410 Gone.")
+        abstract: "Delete NAME's post ID (logs in first); its page then answers 410 Gone. It waits in the trash, restorable from the web client or Micropub, for the server's trash_days.")
 
     @OptionGroup var author: AuthorOptions
     @Argument(help: "The post's id (see `blog posts`).")

@@ -23,7 +23,7 @@ func moderate(_ data: DataOptions, _ label: String, _ body: (BlogService) throws
 struct DeletePost: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete-post",
-        abstract: "Delete a post, whoever wrote it: its page answers 410 Gone; pages, feeds and index are rewritten.")
+        abstract: "Delete a post for good, whoever wrote it (no trash; one in the trash is purged): its page answers 410 Gone; pages, feeds and index are rewritten.")
 
     @OptionGroup var data: DataOptions
     @Argument(help: "The post's id (the number in its URL, NAME/ID.html).")
@@ -71,7 +71,7 @@ struct Unsuspend: AsyncParsableCommand {
 struct DeleteUser: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete-user",
-        abstract: "Delete a user, their posts and every file of their blog.")
+        abstract: "Delete a user for good: their posts (the trash too) and every file of their blog.")
 
     @OptionGroup var data: DataOptions
     @Argument(help: "The user's name (any case).")

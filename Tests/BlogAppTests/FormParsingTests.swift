@@ -56,6 +56,14 @@ struct FormParsingTests {
         #expect(AppRoute(method: .post, path: "/app/posts/17/delete") == .delete(17))
         #expect(AppRoute(method: .get, path: "/app/posts/17/delete") == .methodNotAllowed)
         #expect(AppRoute(method: .post, path: "/app/settings/tokens/3/revoke") == .revokeToken(3))
+        #expect(AppRoute(method: .get, path: "/app/trash") == .trash)
+        #expect(AppRoute(method: .post, path: "/app/trash") == .methodNotAllowed)
+        #expect(AppRoute(method: .post, path: "/app/posts/17/restore") == .restore(17))
+        #expect(AppRoute(method: .get, path: "/app/posts/17/restore") == .methodNotAllowed)
+        for bad in ["/app/posts/0/restore", "/app/posts/x/restore", "/app/posts/1234567890123456789/restore",
+                    "/app/trash/1"] {
+            #expect(AppRoute(method: .post, path: bad) == .notFound, "\(bad)")
+        }
         for bad in ["/app/posts/0/edit", "/app/posts/-1/edit", "/app/posts/1234567890123456789/edit", "/app/posts/x/edit",
                     "/app/nothing", "/app/posts/1/edit/more"] {
             #expect(AppRoute(method: .get, path: bad) == .notFound, "\(bad)")

@@ -155,6 +155,11 @@ struct MicropubTests {
         #expect(app.file("alice/\(first).html")?.contains("First") == true && app.file("alice/\(first).html.gone") == nil)
         #expect(app.file("alice.atom")?.contains("First") == true)
 
+        let createOnly = try app.tokens.issue(userID: user.id, kind: .bearer, scopes: [.create], label: "c", lifetime: nil).secret
+        _ = try json(["action": "delete", "url": firstURL])
+        let unscoped = try json(["action": "undelete", "url": firstURL], token: "Bearer \(createOnly)")
+        #expect(unscoped.status == .unauthorized && unscoped.text.contains("insufficient_scope"), "the delete scope")
+        #expect(try json(["action": "undelete", "url": firstURL]).status == .noContent)
         let again = try json(["action": "undelete", "url": firstURL])
         #expect(again.status == .badRequest && again.text.contains("invalid_request"), "not in the trash")
         let other = try json(["action": "undelete", "url": AppFixture.base + "bob/\(first).html"])

@@ -90,6 +90,38 @@ struct TrashTests {
         }
     }
 
+    /// A trash whose page write comes after a restore of the same post
+    /// (two tabs: the trash commits, the restore commits and writes, then
+    /// the trash writes) leaves the pages and photo files of the restored
+    /// post, as the database has it; and the other way round.
+    @Test func aTrashAndARestoreRacingLeaveWhatTheDatabaseSays() throws {
+        try withService { (fx: ServiceFixture) throws in
+            var session = author(fx)
+            let photo = testPhoto()
+            #expect(fx.service.storePhoto(photo, image: fakeJPEG(3_000, seed: 3), thumbnail: fakeJPEG(400, seed: 4),
+                                          for: try Username("alice"), session: session) == .posted)
+            let request = try Request(message: bytes("newpost:alice:Raced:text"))
+            let id = try #require(fx.service.outcome(of: request, photos: [photo.name], session: &session).postID)
+            let owner = try #require(try fx.store.user(named: "alice"))
+            let trashed = try #require(try fx.store.trashPost(id: id, ofUserID: owner.id, at: fx.clock.now))
+            #expect(fx.service.restorePost(try Username("alice"), id: id, session: session) == .restored)
+            // The trash's own page write, late.
+            try fx.service.showTrashState(of: owner, post: trashed.stub, photos: trashed.photos, expected: nil)
+            #expect(fx.pages.exists(file: PageRenderer.postFile(user: "alice", id: id)))
+            #expect(!fx.pages.exists(file: PageRenderer.goneFile(user: "alice", id: id)))
+            #expect(fx.pages.exists(file: photo.file) && fx.pages.exists(file: photo.thumbnailFile))
+            try expectPagesMatchTheDatabase(fx)
+
+            let restored = try #require(try fx.store.posts(ids: [id]).first)
+            #expect(fx.send("delpost:alice:\(id)", &session) == .deleted)
+            // A restore's own page write, late, after the post went back to the trash.
+            try fx.service.showTrashState(of: owner, post: restored.stub, photos: restored.photos, expected: restored)
+            #expect(!fx.pages.exists(file: PageRenderer.postFile(user: "alice", id: id)))
+            #expect(!fx.pages.exists(file: photo.file))
+            try expectPagesMatchTheDatabase(fx)
+        }
+    }
+
     /// Purging runs on the service's clock: a trashed post stays
     /// restorable for `trashDays`, then its text and photos leave the
     /// database, and the file keeps none of the text.

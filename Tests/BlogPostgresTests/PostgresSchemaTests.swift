@@ -110,6 +110,41 @@ struct PostgresSchemaTests {
         #expect(edited?.record.contentHTML == "<p>t</p>")
     }
 
+    /// A database made before the trash (migration 8, a post with a
+    /// photo) is brought up to date in place: its post can be trashed and
+    /// restored with its photo.
+    @Test func aDatabaseFromBeforeTheTrashIsUpgraded() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try freshDatabase()
+        let database = PostgresCluster.databaseName(url)
+        let old = PostgresSchema.migrations.filter { $0.version <= 8 }
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("v8-\(UUID().uuidString).sql")
+        defer { try? FileManager.default.removeItem(at: script) }
+        try (old.map(\.sql).joined(separator: "\n") + "\n" + PostgresSchema.bookkeeping + ";\n"
+             + old.map { "INSERT INTO schema_migrations (version, name) VALUES (\($0.version), '\($0.name)');" }
+                .joined(separator: "\n")).write(to: script, atomically: true, encoding: .utf8)
+        try cluster.psql(database: database, file: script)
+        let photo = PostPhoto(name: String(repeating: "cd", count: 16), width: 4, height: 3, thumbnailWidth: 2,
+                              thumbnailHeight: 1)
+        try cluster.psql(database: database, """
+            INSERT INTO users (name, password_hash, created_at) VALUES ('alice', 'h', '2027-01-15 08:00:00+00');
+            INSERT INTO posts (user_id, title, content, created_at, page, weight, photos)
+                VALUES (1, 't', 'c', '2027-01-15 08:00:00+00', 1, 9, '\(PostPhoto.columnText([photo]))');
+            INSERT INTO photos (name, user_id, post_id, image, thumbnail, width, height, thumbnail_width,
+                                thumbnail_height, created_at)
+                VALUES ('\(photo.name)', 1, 1, '\\xffd8ffd9', '\\xffd8ffd9', 4, 3, 2, 1, '2027-01-15 08:00:00+00');
+            UPDATE users SET post_count = 1, last_post_id = 1, last_post_at = '2027-01-15 08:00:00+00';
+            """)
+        let store = try openStore(url)
+        defer { try? store.close() }
+        let post = try #require(try store.posts(ids: [1]).first)
+        #expect(post.photos == [photo])
+        #expect(try store.trashPost(id: 1, ofUserID: 1, at: Date()) == post)
+        #expect(try store.photoData(name: photo.name) == nil)
+        #expect(try store.restorePost(id: 1, ofUserID: 1) == post)
+        #expect(try store.photoData(name: photo.name)?.image == [0xFF, 0xD8, 0xFF, 0xD9])
+    }
+
     /// Instances that start together on a new database migrate it once,
     /// one waiting for the other.
     @Test func concurrentStartsMigrateOnce() throws {

@@ -5,7 +5,8 @@ phone's width, driven by selenium over HTTPS against the real blogd binary.
 A person registers, posts with a photo and a place taken from the browser's
 (emulated) location, sees the post and its photo (served without its GPS or
 camera, checked with exiftool) on the public page, edits it, deletes it (its
-page then answers 410 Gone) and logs out. Exits non-zero on the first failure.
+page then answers 410 Gone), restores it from the Trash (200 again), deletes
+it again and logs out. Exits non-zero on the first failure.
 
 Usage: Tests/Browser/web_client_test.py   (BLOGD_BIN: the blogd to run,
 .build/debug/blogd by default). Needs chromium, chromium-driver,
@@ -209,6 +210,16 @@ def main():
         wait.until(EC.url_contains("done=deleted"))
         check("No posts yet." in driver.page_source, "deleted from my posts")
         check(status(post_url) == 410, "the deleted post's page answers 410 Gone")
+
+        driver.get(base + "/app/trash")
+        driver.find_element(By.CSS_SELECTOR, "ul.trash button.restore").click()
+        wait.until(EC.url_contains("done=restored"))
+        check("The trash is empty." in driver.page_source, "restored out of the trash")
+        check(status(post_url) == 200, "the restored post's page is back at its URL")
+        driver.get(base + "/app/")
+        driver.find_element(By.CSS_SELECTOR, "ul.my-posts button.delete").click()
+        wait.until(EC.url_contains("done=deleted"))
+        check(status(post_url) == 410, "deleted again: 410 Gone")
 
         driver.find_element(By.ID, "logout").click()
         wait.until(EC.url_to_be(base + "/app/login"))

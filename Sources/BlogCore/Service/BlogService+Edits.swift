@@ -56,10 +56,7 @@ extension BlogService {
             guard let removed = try storage.trashPost(id: id, ofUserID: owner.id, at: now().wholeMilliseconds) else {
                 return .deleteRefused
             }
-            // Whatever becomes of the pages: a trashed post's photos are
-            // no one's to see (their rows wait in the trash).
-            defer { photoFiles.remove(removed.photos) }
-            try rewritePages(of: owner, after: removed.stub, deleted: true)
+            try showTrashState(of: owner, post: removed.stub, photos: removed.photos, expected: nil)
             return .deleted
         } catch {
             logger.error("delpost failed", metadata: ["user": "\(user)", "post": "\(id)", "error": "\(error)"])

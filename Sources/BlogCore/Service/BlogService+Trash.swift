@@ -43,16 +43,37 @@ extension BlogService {
             } catch .unknownUser {
                 return .refused
             }
-            // The files before the pages that show them.
-            _ = try photoFiles.restore(restored.photos, from: storage)
             fragments.store(RenderedPost(restored, user: owner.name), for: id)
-            try storage.withPageLock(userID: owner.id) { try userPages.restore(owner, post: restored.stub) }
-            index.flush(0, ())
+            try showTrashState(of: owner, post: restored.stub, photos: restored.photos, expected: restored)
             return .restored
         } catch {
             logger.error("restore failed", metadata: ["user": "\(user)", "post": "\(id)", "error": "\(error)"])
             return .failed
         }
+    }
+
+    /// Brings the pages and photo files of `post` in line with whether the
+    /// database holds it now (restored) or not (in the trash), under the
+    /// user's page lock: a trash and a restore of one post racing each
+    /// other (two tabs) each write what the database says when they hold
+    /// the lock, so the last one leaves what the last commit said, photo
+    /// files included. `expected` is what the caller's own commit left,
+    /// taken when the database cannot be read. Then the index.
+    func showTrashState(of owner: UserRecord, post: PostStub, photos: [PostPhoto], expected: PostRecord?) throws {
+        try storage.withPageLock(userID: owner.id) {
+            let read: [PostRecord]? = try? storage.posts(ids: [post.id])
+            if let back = read.map({ $0.first }) ?? expected {
+                // The files before the pages that show them.
+                _ = try photoFiles.restore(back.photos, from: storage)
+                try userPages.restore(owner, post: back.stub)
+            } else {
+                // Whatever becomes of the pages: a trashed post's photos
+                // are no one's to see (their rows wait in the trash).
+                photoFiles.remove(photos)
+                try userPages.rewrite(owner, after: post, deleted: true)
+            }
+        }
+        index.flush(0, ())
     }
 
     /// Purges the posts that have been in the trash for `trashDays` by the
