@@ -174,6 +174,7 @@ struct Serve: AsyncParsableCommand {
         if settings.openPosting {
             logger.warning("open posting is on: anyone can post as anyone, as in the original server")
         }
+        StartChecks.warnIfRoot(logger: logger)
         logger.info("listening on \(shownHost):\(server.port)", metadata: [
             "db": "\(Database.shown(settings.database))", "public": "\(settings.publicFolder)",
             "keep_alive": "\(settings.keepAlive)", "scrypt": "\(settings.scrypt)",

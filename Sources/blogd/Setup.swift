@@ -52,10 +52,14 @@ func openService(_ settings: BlogConfig, create: Bool = false, metered: Bool = f
     guard FileManager.default.isWritableFile(atPath: settings.publicFolder) else {
         throw fail("public folder not writable: \(folder)")
     }
+    let missing = !ConfigPaths.isDatabaseURL(settings.database) && !FileManager.default.fileExists(atPath: settings.database)
     do {
         let opened = try Database.open(settings.database, layout: settings.serviceSettings.layout, create: create,
                                        deadline: settings.storageDeadline, logger: Logger(label: "blogd.postgres"))
         let store: any BlogStorage = metered ? MeteredStorage(opened) : opened
+        if create && missing {
+            logger.notice("made a new database", metadata: ["db": "\(ConfigPaths.absolute(settings.database))"])
+        }
         var serviceSettings = settings.serviceSettings
         // Pages name the Micropub endpoint while the web client is on.
         serviceSettings.pagesNameMicropub = settings.webClient

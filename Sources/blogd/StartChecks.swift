@@ -7,12 +7,13 @@ import Logging
 /// check: warnings about how it was started, and its ports.
 enum StartChecks {
     /// Everything `serve` does before it opens the database: the warnings,
-    /// whether the database may be made (`DatabaseCreation`), the public
-    /// folder made if missing, and the ports tried (before the page check,
-    /// which may take minutes: a port in use is said at once). Returns
+    /// the ports tried (before the page check, which may take minutes: a
+    /// port in use is said at once), whether the database may be made
+    /// (`DatabaseCreation`), the public folder made if missing. Returns
     /// whether to make the database; a problem stops with one line.
     static func prepare(_ settings: BlogConfig, initialize: Bool, logger: Logger) throws -> Bool {
         warn(logger: logger)
+        do { try probePorts(settings) } catch { throw fail(error.description) }
         let creation: DatabaseCreation.Decision
         do {
             creation = try DatabaseCreation.decide(database: settings.database, publicFolder: settings.publicFolder,
@@ -21,20 +22,21 @@ enum StartChecks {
             throw fail(error.description)
         }
         try makePublicFolder(settings, logger: logger)
-        do { try probePorts(settings) } catch { throw fail(error.description) }
-        if creation == .create {
-            logger.notice("making a new database", metadata: ["db": "\(ConfigPaths.absolute(settings.database))"])
-        }
         return creation == .create
     }
 
     /// One warning per unknown `BLOGD_*` variable (a typo would otherwise
-    /// be ignored without a word), and one when running as root.
+    /// be ignored without a word).
     static func warn(environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger) {
         for (name, nearest) in EnvironmentCheck.unknown(environment) {
             let hint = nearest.map { " (did you mean \($0)?)" } ?? ""
             logger.warning("unknown environment variable \(name) ignored\(hint)")
         }
+    }
+
+    /// One warning when running as root: once the server is up, so that a
+    /// start that fails still says one line.
+    static func warnIfRoot(logger: Logger) {
         if geteuid() == 0 {
             logger.warning("running as root: the database and pages belong to root, and a flaw would reach the whole machine; run blogd as a user of its own (config/blogd.service does)")
         }
@@ -46,9 +48,16 @@ enum StartChecks {
         let host: String
         let port: Int
         let error: SocketError
+        /// As the listener itself would say it.
         var description: String {
             let shown = host.contains(":") ? "[\(host)]" : host
-            return "cannot listen on \(shown):\(port) (\(what)): \(error)"
+            let reason = error.errno.map { String(cString: strerror($0)) } ?? "\(error)"
+            switch what {
+            case "http_port": return "HTTP: cannot listen on \(shown):\(port): \(reason)"
+            case "https_port": return "HTTPS: cannot listen on \(shown):\(port): \(reason)"
+            case "metrics_port": return "metrics: cannot listen on \(shown):\(port): \(reason)"
+            default: return "blog port: \(error)"
+            }
         }
     }
 

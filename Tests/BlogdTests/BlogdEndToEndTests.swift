@@ -141,7 +141,8 @@ struct BlogdEndToEndTests {
             ["serve", "--config", misspelt.path],
             ["serve", "--config", broken.path],
             ["serve", "--port", "0", "--db", "/proc/no/such/folder/blog.sqlite", "--public", publicFolder],
-            ["serve", "--port", "0", "--db", db, "--public", folder.appendingPathComponent("missing").path],
+            // A missing public folder is made (DatabaseCreationTests); one that cannot be is an error.
+            ["serve", "--port", "0", "--db", db, "--public", "/proc/no/such/public"],
             ["users", "--db", folder.appendingPathComponent("none.sqlite").path],
             ["serve", "--port", "99999", "--db", db, "--public", publicFolder],
         ]

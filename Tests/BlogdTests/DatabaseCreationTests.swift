@@ -61,7 +61,7 @@ struct DatabaseCreationTests {
                                     environment: environment, cwd: folder)
         defer { told.ensureStopped() }
         _ = try told.waitForPort()
-        #expect(told.stderr.contains("making a new database"))
+        #expect(told.stderr.contains("made a new database"))
         #expect(told.stop() == 0)
         #expect(FileManager.default.fileExists(atPath: absolute))
     }

@@ -221,7 +221,7 @@ func listeningPorts(of pid: Int32) -> Set<Int> {
     }
     var ports = Set<Int>()
     for table in ["/proc/\(pid)/net/tcp", "/proc/\(pid)/net/tcp6"] {
-        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+        guard let text = wholeFile(table) else { continue }
         for line in text.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ")
             // local_address is fields[1] (HEX_ADDRESS:HEX_PORT), st fields[3], inode fields[9].
@@ -231,4 +231,21 @@ func listeningPorts(of pid: Int32) -> Set<Int> {
         }
     }
     return ports
+}
+
+/// A /proc file, read to its end: it reports no size, and a busy machine's
+/// socket tables run to many pages.
+func wholeFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = read(fd, &chunk, chunk.count)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        bytes += chunk[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
 }
