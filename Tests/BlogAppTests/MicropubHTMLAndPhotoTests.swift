@@ -62,6 +62,12 @@ extension MicropubTests {
         #expect(try update(id, ["replace": ["content": [["html": "<i>again</i>"]]]]).status == .noContent)
         #expect(try source(id)["content"] as? [[String: String]] == [["html": "<i>again</i>"]])
         #expect(try posts().first?.content == "again")
+        // The protocol's editpost sends plain text: it clears the HTML too.
+        let alice = try Username("alice")
+        let edited = app.blog.server.perform(.editPost(user: alice, id: id, title: "T", content: "over the wire"),
+                                             session: Session(peerAddress: "203.0.113.5", authenticatedAs: alice))
+        #expect(edited.reply == .edited)
+        #expect(try source(id)["content"] as? [String] == ["over the wire"])
     }
 
     /// HTML over the text's limit, or with control characters, is refused
