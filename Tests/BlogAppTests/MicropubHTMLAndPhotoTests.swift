@@ -44,6 +44,7 @@ extension MicropubTests {
         let id = try id(try json(["type": ["h-entry"], "properties": ["content": [["html": html]], "name": ["T"]]]))
         #expect(try posts().first?.content == "Hi there & you")
         #expect(try source(id)["content"] as? [[String: String]] == [["html": html]])
+        app.blog.service.writeIndex()
         for page in ["alice.html", "alice/\(id).html", "alice.atom"] {
             let text = try #require(app.file(page))
             #expect(!text.contains("<b>") && !text.contains("<script>") && !text.contains("onerror=alert"), "\(page)")
@@ -61,6 +62,12 @@ extension MicropubTests {
         #expect(try update(id, ["replace": ["content": [["html": "<i>again</i>"]]]]).status == .noContent)
         #expect(try source(id)["content"] as? [[String: String]] == [["html": "<i>again</i>"]])
         #expect(try posts().first?.content == "again")
+        // The protocol's editpost sends plain text: it clears the HTML too.
+        let alice = try Username("alice")
+        let edited = app.blog.server.perform(.editPost(user: alice, id: id, title: "T", content: "over the wire"),
+                                             session: Session(peerAddress: "203.0.113.5", authenticatedAs: alice))
+        #expect(edited.reply == .edited)
+        #expect(try source(id)["content"] as? [String] == ["over the wire"])
     }
 
     /// HTML over the text's limit, or with control characters, is refused
@@ -85,6 +92,8 @@ extension MicropubTests {
         for page in ["alice.html", "alice/\(id).html"] {
             #expect(app.file(page)?.contains(escaped) == true, "\(page)")
         }
+        // A new post's feed is written in the background: now, for the check.
+        app.blog.service.writeIndex()
         #expect(app.file("alice.atom")?.contains("alt=&quot;A red door, &amp;quot;ajar&amp;quot; &amp;lt;b&amp;gt;&quot;") == true)
         let photos = try #require(try source(id)["photo"] as? [Any])
         #expect(photos.count == 2)
@@ -110,6 +119,23 @@ extension MicropubTests {
             "content": ["x"], "photo": [["value": url(other), "alt": long]]]]).status == .badRequest)
         #expect(try posts().count == 1)
         #expect(try app.blog.store.photoData(name: other.name) != nil, "the upload is still free")
+    }
+
+    /// A multipart create's file takes its alt text from `mp-photo-alt`,
+    /// after the photos by URL.
+    @Test func multipartFilesTakeTheirAltTextInOrder() throws {
+        guard let bytes = try PhotoUploadTests.photo(in: app.blog.folder) else { return }
+        let byURL = try storedPhoto()
+        let (type, body) = PhotoUploadTests.multipart(
+            [("h", "entry"), ("content", "Two"), ("photo", url(byURL)), ("mp-photo-alt", "by URL"), ("mp-photo-alt", "as a file")],
+            files: [("photo", "camera.jpg", "image/jpeg", bytes)])
+        let headers: HTTPFields = [HTTPField.Name("Host")!: "blog.example", .contentType: type,
+                                   .authorization: "Bearer \(secret)"]
+        let created = app.micropub.respond(to: WebRequest(method: .post, path: "/micropub", query: "", headers: headers,
+                                                          body: body, peerAddress: "203.0.113.5", secure: true))
+        #expect(created.status == .created)
+        let post = try #require(try posts().first)
+        #expect(post.photos.map(\.alt) == ["by URL", "as a file"] && post.photos.first?.name == byURL.name)
     }
 
     /// Updates of `photo` (replace, add, delete of a value or of the

@@ -53,6 +53,8 @@ struct PhotoEditTests {
         for page in ["alice.html", "alice/\(published.id).html"] {
             #expect(app.file(page)?.contains("alt=\"A red door &lt;b&gt;\"") == true, "\(page)")
         }
+        // A new post's feed is written in the background: now, for the check.
+        app.blog.service.writeIndex()
         #expect(app.file("alice.atom")?.contains("alt=&quot;A red door &amp;lt;b&amp;gt;&quot;") == true)
         // A hostile one is refused, the typed text kept, nothing stored.
         let refused = send("/app/posts", [("title", "Bell"), ("content", "kept"), ("alt", "ding\u{7}")], photo: bytes)
