@@ -60,6 +60,10 @@ struct Backup: AsyncParsableCommand {
     static func backup(_ database: String, to target: String, replace: Bool) throws(Failure) {
         guard !PostgresLocation.isURL(database) else { throw .postgres }
         guard !isDatabaseFile(target, of: database) else { throw .sameFile(target) }
+        // Said with the absolute path, as every command says it.
+        guard FileManager.default.fileExists(atPath: database) else {
+            throw .storage(.missing(path: ConfigPaths.absolute(database)))
+        }
         // Checked before the copy, not only at the end: a refusal after
         // minutes of copying helps nobody.
         guard replace || !FileManager.default.fileExists(atPath: target) else { throw .exists(target) }
