@@ -32,6 +32,8 @@ struct PasswdCommandTests {
     /// (5 s), when it next asks the database; after a restart at once.
     @Test func aNewPasswordReplacesTheOldAndEndsLeases() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
+        // Admin commands make no database: `serve` does.
+        try makeDatabase(folder.appendingPathComponent("blog.sqlite").path)
         #expect(try admin(["adduser", "alice"], input: "old pw\n").status == 0)
         var (server, port) = try serve()
         #expect(try exchange("login:alice:old pw[E];", port: port) == "log:OK[E];")
@@ -53,6 +55,8 @@ struct PasswdCommandTests {
 
     @Test func clearErrorsChangeNothing() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
+        // Admin commands make no database: `serve` does.
+        try makeDatabase(folder.appendingPathComponent("blog.sqlite").path)
         #expect(try admin(["adduser", "alice"], input: "old pw\n").status == 0)
         let cases: [(arguments: [String], input: String?, error: String)] = [
             (["passwd", "bob"], "x\n", "no such user: bob"),

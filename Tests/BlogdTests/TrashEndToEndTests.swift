@@ -33,6 +33,8 @@ struct TrashEndToEndTests {
 
     @Test func deleteUndeleteRebuildAndPurge() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
+        // Admin commands make no database: `serve` does.
+        try makeDatabase(folder.appendingPathComponent("blog.sqlite").path)
         #expect(try runBlogd(["adduser", "alice"] + data, environment: environment, input: "pw\n").status == 0)
         let token = try runBlogd(["token", "alice", "--scope", "create delete"] + data, environment: environment)
             .out.trimmingCharacters(in: .whitespacesAndNewlines)
