@@ -39,7 +39,7 @@ struct ConnectionSetUp: Sendable {
         try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false,
                                                  withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),
                                                  withDecoderLimitConfiguration: decoderLimits)
-        try pipeline.addHandler(BadRequestHandler())
+        try pipeline.addHandler(BadRequestHandler(secure: tls != nil))
         try pipeline.addHandler(RequestDeadlineHandler(timeout: TimeAmount(limits.timeout)))
         try pipeline.addHandler(connections.tracker())
         try pipeline.addHandler(PageResponder(files: files, accessLog: accessLog, pending: pending, logger: logger,
