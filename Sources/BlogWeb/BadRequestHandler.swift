@@ -21,6 +21,13 @@ final class BadRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Requests whose head came in and whose response is not complete.
     private var open = 0
     private var closing = false
+    /// The connection speaks TLS: its answer carries
+    /// `Strict-Transport-Security`, as every HTTPS reply does.
+    private let secure: Bool
+
+    init(secure: Bool = false) {
+        self.secure = secure
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) { open += 1 }
@@ -47,7 +54,9 @@ final class BadRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         let status: HTTPResponseStatus = parserError == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest
-        let head = HTTPResponseHead(version: .http1_1, status: status, headers: ["connection": "close", "content-length": "0"])
+        var headers: HTTPHeaders = ["connection": "close", "content-length": "0"]
+        if secure { headers.add(name: "strict-transport-security", value: PageResponder.strictTransportSecurity) }
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)

@@ -40,7 +40,7 @@ struct ConnectionSetUp: Sendable {
                                                  withOutboundHeaderValidation: false, withEncoderConfiguration: .init(),
                                                  withDecoderLimitConfiguration: decoderLimits)
         try pipeline.addHandler(RequestCounter())
-        try pipeline.addHandler(BadRequestHandler())
+        try pipeline.addHandler(BadRequestHandler(secure: tls != nil))
         try pipeline.addHandler(RequestDeadlineHandler(timeout: TimeAmount(limits.timeout)))
         try pipeline.addHandler(connections.tracker())
         try pipeline.addHandler(PageResponder(files: files, accessLog: accessLog, pending: pending, logger: logger,

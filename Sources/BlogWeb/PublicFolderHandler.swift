@@ -7,8 +7,9 @@ import NIOCore
 /// Files of the folder and of its sub-folders are served (`alice.html`,
 /// `alice.2.html`, `style.css`, `index.html`, `alice/17.html`,
 /// `alice/feed.atom`) by their plain names only: no `..`, no empty names,
-/// no percent-encoding, no hidden files or folders (the pages' temporary
-/// files start with a dot), and no symbolic links below the folder
+/// no percent-encoding, no hidden files or folders (where page writes
+/// cannot stage outside the folder, their temporary files start with a
+/// dot), and no symbolic links below the folder
 /// (`FolderFile`). The decision is `route(method:path:)`, a pure function;
 /// `reply` adds the file's bytes. Every file carries an `ETag` and
 /// `Last-Modified`, and a GET naming the version the client has gets

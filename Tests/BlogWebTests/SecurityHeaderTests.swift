@@ -93,6 +93,11 @@ struct SecurityHeaderTests {
             #expect(try fields(url).contains("strict-transport-security: max-age=31536000\r\n"), "\(url)")
         }
         #expect(try fields("https://localhost:\(tlsPort)/echo", ["-d", "x=1"]).contains("strict-transport-security:"))
+        // A request the parser refuses is answered by another handler.
+        let refused = try tool("curl", ["-sS", "--max-time", "60", "--cacert", certificate, "-D", "-", "-o", "/dev/null",
+                                        "-H", "Bad Header: x", "https://localhost:\(tlsPort)/alice.html"])
+        #expect(refused.output.hasPrefix("HTTP/1.1 400"), "\(refused.output)")
+        #expect(refused.output.lowercased().contains("strict-transport-security: max-age=31536000"))
         #expect(try !fields("http://127.0.0.1:\(web.port)/alice.html").contains("strict-transport-security"))
         await web.stop()
     }
