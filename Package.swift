@@ -137,18 +137,22 @@ let package = Package(
                 "BlogWeb",
                 "BlogSockets",
                 "CLinux",
+                "TerminalInput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // A line typed with the terminal's echo off (passwords), for blog and blogd.
+        .target(name: "TerminalInput"),
         // The Swift counterpart of the original app's networking class.
         .target(name: "BlogClient", dependencies: ["BlogWire", "BlogSockets"]),
         .executableTarget(
             name: "blog",
             dependencies: [
                 "BlogClient",
+                "TerminalInput",
                 "BlogWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TerminalInput
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,36 +19,9 @@ enum Password {
         guard isatty(STDIN_FILENO) == 1 else {
             throw Exit.fail("no password: set \(environmentVariable), or run blog in a terminal", Exit.usage)
         }
-        guard let line = readWithoutEcho(prompt: "\(purpose) for \(name): ") else {
+        guard let line = SilentLine.read(prompt: "\(purpose) for \(name): ") else {
             throw Exit.fail("no password given", Exit.usage)
         }
         return line
     }
-
-    /// Turns the terminal's echo off for one line, and back on even when
-    /// the user interrupts with Ctrl-C.
-    private static func readWithoutEcho(prompt: String) -> String? {
-        StandardStreams.error(prompt)
-        guard tcgetattr(STDIN_FILENO, &savedTerminal) == 0 else { return readLine() }
-        var silent = savedTerminal
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        silent.c_lflag |= tcflag_t(ECHONL)
-        let handlers = [SIGINT, SIGTERM, SIGHUP, SIGQUIT].map { ($0, signal($0, restoreAndReraise)) }
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
-        let line = readLine(strippingNewline: true)
-        tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
-        for (number, handler) in handlers { signal(number, handler) }
-        if line == nil { StandardStreams.error("\n") }
-        return line
-    }
-}
-
-/// The terminal settings to restore; written before the handler is set.
-nonisolated(unsafe) private var savedTerminal = termios()
-
-/// Restores the echo, then dies of the signal as if never caught.
-private let restoreAndReraise: @convention(c) (Int32) -> Void = { number in
-    tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
-    signal(number, SIG_DFL)
-    raise(number)
 }

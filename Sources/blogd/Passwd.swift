@@ -1,5 +1,6 @@
 import ArgumentParser
 import BlogCore
+import TerminalInput
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,43 +37,9 @@ enum NewPassword {
             }
             return line
         }
-        guard let first = readWithoutEcho(prompt: "New password for \(name): "),
-              let second = readWithoutEcho(prompt: "Again: ") else { throw fail("no password given") }
+        guard let first = SilentLine.read(prompt: "New password for \(name): "),
+              let second = SilentLine.read(prompt: "Again: ") else { throw fail("no password given") }
         guard first == second else { throw fail("the two passwords differ; nothing was changed") }
         return first
     }
-
-    /// One line with the terminal's echo off, turned back on even when
-    /// the admin interrupts with Ctrl-C.
-    private static func readWithoutEcho(prompt: String) -> String? {
-        FileHandleOutput.standardError(prompt)
-        guard tcgetattr(STDIN_FILENO, &savedTerminal) == 0 else { return readLine(strippingNewline: true) }
-        var silent = savedTerminal
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        silent.c_lflag |= tcflag_t(ECHONL)
-        let handlers = [SIGINT, SIGTERM, SIGHUP, SIGQUIT].map { ($0, signal($0, restoreAndReraise)) }
-        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
-        let line = readLine(strippingNewline: true)
-        tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
-        for (number, handler) in handlers { signal(number, handler) }
-        return line
-    }
-}
-
-/// A prompt on standard error, unbuffered (stdout is the command's result).
-private enum FileHandleOutput {
-    static func standardError(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = write(STDERR_FILENO, &bytes, bytes.count)
-    }
-}
-
-/// The terminal settings to restore; written before the handler is set.
-nonisolated(unsafe) private var savedTerminal = termios()
-
-/// Restores the echo, then dies of the signal as if never caught.
-private let restoreAndReraise: @convention(c) (Int32) -> Void = { number in
-    tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
-    signal(number, SIG_DFL)
-    raise(number)
 }
