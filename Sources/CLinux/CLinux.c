@@ -56,3 +56,7 @@ int clinux_mark_topdir(const char *path) {
     close(fd);
     return result;
 }
+
+int clinux_open_tmpfile(const char *folder, unsigned int mode) {
+    return open(folder, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+}

@@ -265,6 +265,22 @@ struct PageTests {
         }
     }
 
+    /// A new file is made without a name in its own folder and linked in
+    /// whole: nothing in the staging folder, nothing hidden beside it; one
+    /// that is there after all is replaced as any page.
+    @Test func newFilesAreLinkedInWhole() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = PageStore(folder: folder)
+            try store.write(Array("post 1".utf8), file: "dora/1.html", new: true)
+            #expect(store.read(file: "dora/1.html") == "post 1")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("dora").path) == ["1.html"])
+            #expect(!FileManager.default.fileExists(atPath: store.stagingPath), "never needed")
+            try store.write(Array("post 1 again".utf8), file: "dora/1.html", new: true)
+            #expect(store.read(file: "dora/1.html") == "post 1 again")
+            #expect(try Self.hidden(in: folder.appendingPathComponent("dora")) == [])
+        }
+    }
+
     /// `dropSpares` deletes every old page kept: none of the text a page
     /// held before stays on disk.
     @Test func droppedSparesLeaveNoOldText() throws {

@@ -121,7 +121,7 @@ struct PostgresInstancesTests {
     @Test func twoServicesWriteTheSamePages() throws {
         let url = try freshDatabase()
         let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { removeTemporaryFolder(folder) }
         let stores = [try openStore(url), try openStore(url)]
         defer { stores.forEach { try? $0.close() } }
         let settings = BlogService.Settings(openPosting: true, scrypt: .testing, pageSize: 3)
@@ -143,7 +143,7 @@ struct PostgresInstancesTests {
 
         // A third instance rebuilds everything into a folder of its own.
         let rebuilt = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(at: rebuilt) }
+        defer { removeTemporaryFolder(rebuilt) }
         let third = try openStore(url)
         defer { try? third.close() }
         let rebuilder = try BlogService(store: third, pages: PageStore(folder: rebuilt), settings: settings, logger: quiet)

@@ -22,7 +22,7 @@ struct PostgresServiceTests {
     @Test func registerLoginPostAndThePage() throws {
         let url = try freshDatabase()
         let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer { removeTemporaryFolder(folder) }
         let store = try openStore(url)
         defer { try? store.close() }
         let service = try BlogService(store: store, pages: PageStore(folder: folder),

@@ -41,6 +41,13 @@ func makeTemporaryFolder() throws -> URL {
     return url
 }
 
+/// Removes a folder of `makeTemporaryFolder`, and the staging folder a
+/// `PageStore` of it made beside it.
+func removeTemporaryFolder(_ url: URL) {
+    try? FileManager.default.removeItem(at: url)
+    try? FileManager.default.removeItem(atPath: PageStore(folder: url).stagingPath)
+}
+
 /// The repository's top folder (this file is Tests/BlogPostgresTests/Support.swift).
 let repositoryRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()

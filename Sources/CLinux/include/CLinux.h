@@ -35,6 +35,11 @@ int clinux_set_thread_nice(int nice);
 /// exist, EINVAL where the file system cannot exchange).
 int clinux_rename_exchange(const char *from, const char *to);
 
+/// open(folder, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode): a new file with
+/// no name in `folder`, to be linked in once written. Returns the
+/// descriptor, or -1 with errno (EOPNOTSUPP where the file system cannot).
+int clinux_open_tmpfile(const char *folder, unsigned int mode);
+
 /// posix_spawn_file_actions_addclosefrom_np: the child closes every
 /// descriptor from `from` up before it runs, whether close-on-exec or not.
 int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
