@@ -13,12 +13,14 @@ enum MapAssets {
     static let leafletFiles = ["leaflet.js", "leaflet.css", "images/layers.png", "images/layers-2x.png",
                                "images/marker-icon.png", "images/marker-icon-2x.png", "images/marker-shadow.png"]
 
-    /// Writes `map.js` and copies Leaflet into `folder`, each only when it
-    /// differs; failures are logged, never fatal (the pages do not need them).
-    static func install(into folder: String, from source: String = leafletSource, logger: Logger) {
+    /// Writes `map.js` and copies Leaflet into the public folder, each only
+    /// when it differs, through `pages` as every page is written (staged
+    /// outside the folder, so no temporary name is ever listed in it);
+    /// failures are logged, never fatal (the pages do not need them).
+    static func install(into pages: PageStore, from source: String = leafletSource, logger: Logger) {
         let files = FileManager.default
         do {
-            try write(Data(MapPage.script.utf8), to: folder + "/map.js")
+            try pages.writeIfChanged(Array(MapPage.script.utf8), file: "map.js")
         } catch {
             logger.warning("map.js not written", metadata: ["error": "\(error)"])
         }
@@ -27,19 +29,14 @@ enum MapAssets {
             return
         }
         do {
+            try files.createDirectory(at: pages.folder.appendingPathComponent("leaflet/images"),
+                                      withIntermediateDirectories: true)
             for name in leafletFiles {
                 guard let data = files.contents(atPath: source + "/" + name) else { continue }
-                try write(data, to: folder + "/leaflet/" + name)
+                try pages.writeIfChanged(Array(data), file: "leaflet/" + name)
             }
         } catch {
             logger.warning("Leaflet not copied beside the pages", metadata: ["error": "\(error)"])
         }
-    }
-
-    private static func write(_ data: Data, to path: String) throws {
-        guard FileManager.default.contents(atPath: path) != data else { return }
-        let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url, options: .atomic)
     }
 }

@@ -78,7 +78,7 @@ struct Serve: AsyncParsableCommand {
                            metadata: ["reason": "\(problem)"])
         }
         service.pages.spreadBlogFolders()
-        MapAssets.install(into: settings.publicFolder, logger: logger)
+        MapAssets.install(into: service.pages, logger: logger)
         // Pages are derived data: after a crash they may lag the database.
         // The check reads every blog: a site of a million users may skip it
         // at start and run `blogd rebuild` when it needs to.
