@@ -136,8 +136,7 @@ struct Serve: AsyncParsableCommand {
                                           tls: tls,
                                           application: settings.webClient
                                               ? Self.application(settings, store: store, server: server, service: service) : nil,
-                                          micropub: settings.webClient
-                                              ? settings.effectiveBaseURL + PageRenderer.micropubPath : nil)
+                                          micropub: settings.webClient ? micropubLink(settings) : nil)
             } catch let error as TLSError {
                 server.stop(timeout: 1)
                 throw fail(error.description)
@@ -261,4 +260,12 @@ struct Serve: AsyncParsableCommand {
         limit.rlim_cur = limit.rlim_max
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
+}
+
+/// Where the `Link` header of the pages says Micropub is: absolute under a
+/// configured `base_url`; without one, root-relative (`/micropub`), which
+/// a client resolves against the page it fetched (RFC 8288, 3.1), so that
+/// no page names `http://localhost/` to a reader elsewhere.
+func micropubLink(_ settings: BlogConfig) -> String {
+    (settings.baseURL.map { _ in settings.effectiveBaseURL } ?? "/") + PageRenderer.micropubPath
 }

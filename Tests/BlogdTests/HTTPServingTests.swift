@@ -20,16 +20,32 @@ struct HTTPServingTests {
     }
 
     /// Starts blogd with HTTP on; returns the process, protocol port, HTTP port.
-    func start(_ extra: [String] = []) throws -> (BlogdProcess, Int, Int) {
+    func start(_ extra: [String] = [], environment more: [String: String] = [:]) throws -> (BlogdProcess, Int, Int) {
         let server = try BlogdProcess(
             ["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0",
              "--db", folder.appendingPathComponent("blog.sqlite").path,
              "--public", folder.appendingPathComponent("public").path] + extra,
-            environment: environment)
+            environment: environment.merging(more) { $1 })
         let port = try server.waitForPort()
         let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
         let text = server.stderr[line]
         return (server, port, Int(text[text.index(after: text.lastIndex(of: ":")!)...])!)
+    }
+
+    /// The pages' `Link` to Micropub (W3C Micropub, 5.3) is root-relative
+    /// without a `base_url`: an absolute one would name `http://localhost/`
+    /// to every reader elsewhere. With one, it is absolute under it.
+    @Test func micropubLinkFollowsTheBaseURL() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let (server, _, http) = try start()
+            defer { _ = server.stop() }
+            #expect(try httpRequest(port: http, path: "/index.html").headers["link"] == "</micropub>; rel=\"micropub\"")
+        }
+        let (server, _, http) = try start(environment: ["BLOGD_BASE_URL": "https://blog.example.org/"])
+        defer { _ = server.stop() }
+        #expect(try httpRequest(port: http, path: "/index.html").headers["link"]
+                    == "<https://blog.example.org/micropub>; rel=\"micropub\"")
     }
 
     /// A placed post: its map page, with the scripts it loads served from
