@@ -113,6 +113,24 @@ struct PhotoUploadTests {
         #expect(postForm(other, [("title", "mine"), ("content", "")], photo: bytes).status == .seeOther)
     }
 
+    /// The upload budget is per /64, as every other budget: a client that
+    /// sends each upload from a new address of its /64 (any IPv6 host can)
+    /// is refused as one address; the next /64 is another address.
+    @Test func rotatingAddressesInsideOneSlash64ShareTheBudget() throws {
+        let app = try AppFixture(uploads: UploadBudget(perMinute: 0.001, burst: 2))
+        guard let bytes = try Self.photo(in: app.blog.folder) else { return }
+        var statuses: [HTTPResponse.Status] = []
+        for (index, address) in ["2001:db8:7:7::1", "2001:db8:7:7::2", "2001:db8:7:7:ffff:ffff:ffff:3"].enumerated() {
+            let browser = AppFixture.Browser(app.client, address: address)
+            browser.signIn("mallory\(index)", "pw")
+            statuses.append(postForm(browser, [("title", "\(index)"), ("content", "")], photo: bytes).status)
+        }
+        #expect(statuses == [.seeOther, .seeOther, .tooManyRequests])
+        let neighbour = AppFixture.Browser(app.client, address: "2001:db8:7:8::1")
+        neighbour.signIn("trent", "pw")
+        #expect(postForm(neighbour, [("title", "next /64"), ("content", "")], photo: bytes).status == .seeOther)
+    }
+
     // MARK: Micropub
 
     func micropub(_ app: AppFixture, path: String = "/micropub", _ contentType: String, _ body: [UInt8], token: String) -> WebResponse {

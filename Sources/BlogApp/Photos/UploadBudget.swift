@@ -1,7 +1,9 @@
+import BlogWire
 import Foundation
 import Synchronization
 
-/// Photo uploads allowed per address: a token bucket each (`perMinute`,
+/// Photo uploads allowed per address (an IPv4 address or an IPv6 /64,
+/// `AddressGroup`, as every other budget counts): a token bucket each (`perMinute`,
 /// up to `burst` after a quiet spell), and photos decoded at once in all.
 /// A photo costs about 0.4 s of a core to decode and re-encode: without
 /// both bounds, one address could keep every core busy, or a crowd of
@@ -41,6 +43,7 @@ public final class UploadBudget: Sendable {
 
     /// Takes one upload for `address`; false when it is over its budget.
     public func take(for address: String) -> Bool {
+        let address = AddressGroup.key(address)
         let date = now()
         return state.withLock { state in
             var bucket = state.buckets[address] ?? Bucket(tokens: burst, updated: date)
@@ -63,6 +66,7 @@ public final class UploadBudget: Sendable {
     /// such as a photo over the limit read to its end and dropped. Its
     /// next uploads wait until the bucket refills.
     public func charge(_ uploads: Int, for address: String) {
+        let address = AddressGroup.key(address)
         guard uploads > 0 else { return }
         let date = now()
         state.withLock { state in
@@ -77,6 +81,7 @@ public final class UploadBudget: Sendable {
 
     /// Uploads `address` may make now (for tests).
     public func available(for address: String) -> Double {
+        let address = AddressGroup.key(address)
         let date = now()
         return state.withLock { state in
             guard let bucket = state.buckets[address] else { return burst }
