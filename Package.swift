@@ -8,6 +8,9 @@ let package = Package(
         .executable(name: "blogd", targets: ["blogd"]),
         .library(name: "BlogWire", targets: ["BlogWire"]),
         .library(name: "BlogSockets", targets: ["BlogSockets"]),
+        .library(name: "BlogModel", targets: ["BlogModel"]),
+        .library(name: "BlogPages", targets: ["BlogPages"]),
+        .library(name: "BlogAuth", targets: ["BlogAuth"]),
         .library(name: "BlogCore", targets: ["BlogCore"]),
         .library(name: "BlogServer", targets: ["BlogServer"]),
         .library(name: "BlogClient", targets: ["BlogClient"]),
@@ -23,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -41,17 +45,40 @@ let package = Package(
         .target(name: "BlogSockets", dependencies: ["CLinux"]),
         // epoll, eventfd and accept4, which Swift's Glibc module leaves out.
         .target(name: "CLinux"),
-        // Validation, the storage protocol, pages and the service: no
-        // sockets, no database library.
+        // The layers of the core, each importing only those above it in
+        // this list (docs/design.md has the map; LayeringTests checks it).
+        // The model: records, the storage protocol and its errors, the
+        // page-group arithmetic, the login rule. No sockets, no rendering.
         .target(
-            name: "BlogCore",
+            name: "BlogModel",
+            dependencies: ["BlogWire", .product(name: "Metrics", package: "swift-metrics")]
+        ),
+        // Pages and feeds: rendering, and the public folder's writer.
+        .target(
+            name: "BlogPages",
+            dependencies: ["BlogModel", "BlogWire", "CLinux", .product(name: "Metrics", package: "swift-metrics")]
+        ),
+        // Passwords, login leases, the login throttle, access tokens.
+        .target(
+            name: "BlogAuth",
             dependencies: [
+                "BlogModel",
                 "BlogWire",
                 "CLinux",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        // The service: what every door's requests do, on the layers above.
+        .target(
+            name: "BlogCore",
+            dependencies: [
+                "BlogModel",
+                "BlogPages",
+                "BlogAuth",
+                "BlogWire",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
@@ -59,7 +86,7 @@ let package = Package(
         .target(
             name: "BlogSQLite",
             dependencies: [
-                "BlogCore",
+                "BlogModel",
                 "BlogWire",
                 "CLinux",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -71,7 +98,7 @@ let package = Package(
         .target(
             name: "BlogPostgres",
             dependencies: [
-                "BlogCore",
+                "BlogModel",
                 "BlogWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -91,6 +118,8 @@ let package = Package(
             name: "BlogServer",
             dependencies: [
                 "BlogCore",
+                "BlogModel",
+                "BlogAuth",
                 "BlogWire",
                 "BlogSockets",
                 .product(name: "Logging", package: "swift-log"),
@@ -118,6 +147,9 @@ let package = Package(
             name: "BlogApp",
             dependencies: [
                 "BlogCore",
+                "BlogModel",
+                "BlogPages",
+                "BlogAuth",
                 "CLinux",
                 "BlogPhotos",
                 "BlogWeb",
@@ -130,7 +162,11 @@ let package = Package(
             name: "blogd",
             dependencies: [
                 "BlogApp",
+                "BlogAuth",
                 "BlogCore",
+                "BlogModel",
+                "BlogPages",
+                "BlogWire",
                 "BlogSQLite",
                 "BlogPostgres",
                 "BlogServer",
@@ -142,6 +178,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // A line typed with the terminal's echo off (passwords), for blog and blogd.
@@ -168,20 +206,23 @@ let package = Package(
         ),
         // libFuzzer target for the codec: scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address; a plain build replays inputs instead.
-        .executableTarget(name: "BlogFuzz", dependencies: ["BlogWire", "BlogCore"]),
+        .executableTarget(name: "BlogFuzz", dependencies: ["BlogWire", "BlogCore", "BlogModel", "BlogPages"]),
         .target(
             name: "BlogTestSupport",
-            dependencies: ["BlogCore", "BlogSQLite", "BlogWire", "BlogServer", "BlogSockets", "CLinux", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogServer", "BlogSockets", "CLinux", .product(name: "Logging", package: "swift-log")],
             path: "Tests/BlogTestSupport"
         ),
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),
+        // The module map, checked against the manifest and every import.
+        .testTarget(name: "PackageLayoutTests"),
         .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
         .testTarget(name: "BlogAppTests", dependencies: [
-            "BlogApp", "BlogCore", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport",
+            "BlogApp", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport", "BlogPhotos",
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BlogPhotosTests", dependencies: ["BlogPhotos", "BlogWire", "BlogTestSupport", "CLinux"]),
-        .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "BlogWire", "BlogSockets", "blog", "BlogTestSupport"]),
+        .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogWire", "BlogSockets", "blog", "BlogTestSupport"]),
         .testTarget(
             name: "BlogWebTests",
             dependencies: [
@@ -192,17 +233,27 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "BlogCoreTests", dependencies: ["BlogCore", "BlogSQLite", "BlogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "BlogCoreTests", dependencies: [
+            "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+        ]),
         // One suite over every backend: what BlogStorage promises.
-        .testTarget(name: "BlogStorageTests", dependencies: ["BlogCore", "BlogSQLite", "BlogPostgres", "BlogTestSupport"]),
-        .testTarget(name: "BlogServerTests", dependencies: ["BlogServer", "BlogCore", "BlogWire", "BlogSockets", "BlogTestSupport", "CLinux"]),
-        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogSQLite", "BlogWire", "BlogSockets", "BlogTestSupport"]),
+        .testTarget(name: "BlogStorageTests", dependencies: [
+            "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogPostgres", "BlogWire", "BlogTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "BlogServerTests", dependencies: [
+            "BlogServer", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogWire", "BlogSockets", "BlogTestSupport", "CLinux",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogSockets", "BlogTestSupport"]),
         .testTarget(
             name: "BlogPostgresTests",
             dependencies: [
-                "BlogPostgres", "BlogCore", "BlogSQLite", "BlogWire", "BlogTestSupport",
+                "BlogPostgres", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import BlogWeb
 import BlogWire
 import HTTPTypes

@@ -1,6 +1,8 @@
 import BlogCore
+import BlogModel
 import BlogWeb
 import HTTPTypes
+import BlogAuth
 
 /// The settings page: the user's Micropub tokens, made and revoked; the
 /// sessions; the password.

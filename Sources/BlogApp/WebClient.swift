@@ -1,9 +1,11 @@
 import BlogCore
+import BlogModel
 import BlogPhotos
 import BlogWeb
 import BlogWire
 import Foundation
 import HTTPTypes
+import BlogAuth
 
 /// The web client: register, log in, write, list, edit and delete posts
 /// (to the trash, whence they can be restored), log out, and manage

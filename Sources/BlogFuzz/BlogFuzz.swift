@@ -1,6 +1,8 @@
 import BlogCore
+import BlogModel
 import Foundation
 import BlogWire
+import BlogPages
 
 // The codec meets hostile bytes first, so it is what we fuzz: framing with
 // arbitrary chunking, request parsing, and the page a parsed post becomes.

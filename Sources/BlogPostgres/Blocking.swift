@@ -1,7 +1,7 @@
 import Foundation
 import Dispatch
 import Synchronization
-import BlogCore
+import BlogModel
 
 /// Runs PostgresNIO's async calls for `BlogStorage`'s synchronous callers.
 ///

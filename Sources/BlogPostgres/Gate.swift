@@ -1,4 +1,4 @@
-import BlogCore
+import BlogModel
 import Foundation
 
 /// Lets calls into the store run until it is closed; `close` waits for the

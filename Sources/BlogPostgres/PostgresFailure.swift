@@ -1,4 +1,4 @@
-import BlogCore
+import BlogModel
 import PostgresNIO
 
 /// PostgreSQL errors as `StorageError`s, by what the service must do.

@@ -1,4 +1,4 @@
-import BlogCore
+import BlogModel
 import Foundation
 import PostgresNIO
 
@@ -39,7 +39,7 @@ extension PostgresStore {
     }
 
     @discardableResult
-    public func deleteStaleLoginFailures(at date: Date, policy: LoginThrottle.Policy) throws(StorageError) -> Int {
+    public func deleteStaleLoginFailures(at date: Date, policy: LoginPolicy) throws(StorageError) -> Int {
         let now = date.timeIntervalSince1970
         return try rows("""
             WITH gone AS (
@@ -56,7 +56,7 @@ extension PostgresStore {
     /// lockout over, or its window passed without a lockout) starts again
     /// at one failure; reaching `allowedFailures` locks for `lockout`.
     public func recordLoginFailure(userKey: String, address: String, at date: Date,
-                                   policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures {
+                                   policy: LoginPolicy) throws(StorageError) -> LoginFailures {
         // Positional parameters: the staleness test is needed three times.
         var binds = PostgresBindings()
         binds.append(userKey)                                   // $1

@@ -1,4 +1,4 @@
-import BlogCore
+import BlogModel
 import BlogWire
 import Foundation
 import PostgresNIO
@@ -36,7 +36,7 @@ extension PostgresStore {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(AdvisoryLock.insertSpace), \(key))", logger: logger)
                 let photos = PostPhoto.withAlts(
                     try await Self.attachablePhotos(connection, names: names, userID: userID, logger: logger), attachments)
-                let total = weight + PageRenderer.weight(photos: photos)
+                let total = weight + layout.weigher.photos(photos)
                 var last: PageGroup?
                 for try await (page, count, weight) in try await connection.query("""
                     SELECT page, count(*), sum(weight) FROM posts
@@ -195,6 +195,7 @@ extension PostgresStore {
     /// The post's photos are read first, locked, in the same transaction
     /// (and new ones locked as for an insert): they still weigh.
     public func editPost(id: Int64, ofUserID userID: Int64, _ edit: PostEdit, weight: Int,
+                         photoWeight: @escaping @Sendable ([PostPhoto]) -> Int,
                          at date: Date) throws(StorageError) -> EditedPost? {
         if let photos = edit.photos { try PostPhoto.checkAttachable(photos.map(\.name)) }
         let at = Milliseconds.of(date)
@@ -221,7 +222,7 @@ extension PostgresStore {
                     try await connection.query("UPDATE photos SET post_id = \(id) WHERE name = ANY(\(added))", logger: logger)
                 }
             }
-            let total = weight + PageRenderer.weight(photos: photos)
+            let total = weight + photoWeight(photos)
             let keepPlace = edit.place == .keep
             var place: Place?
             if case .set(let new) = edit.place { place = new }

@@ -1,5 +1,5 @@
 import Foundation
-import BlogCore
+import BlogModel
 import GRDB
 
 /// Leases and failed-login counts in SQLite: a lease survives a restart.
@@ -36,7 +36,7 @@ extension BlogStore {
     }
 
     @discardableResult
-    public func deleteStaleLoginFailures(at date: Date, policy: LoginThrottle.Policy) throws(StorageError) -> Int {
+    public func deleteStaleLoginFailures(at date: Date, policy: LoginPolicy) throws(StorageError) -> Int {
         try writeState { db in
             try db.execute(sql: """
                 DELETE FROM login_failures
@@ -48,7 +48,7 @@ extension BlogStore {
     }
 
     public func recordLoginFailure(userKey: String, address: String, at date: Date,
-                                   policy: LoginThrottle.Policy) throws(StorageError) -> LoginFailures {
+                                   policy: LoginPolicy) throws(StorageError) -> LoginFailures {
         try writeState { db in
             let row = try Row.fetchOne(db, sql: LoginFailureSQL.record(parameter: { "?\($0)" }), arguments: [
                 userKey, address, date.timeIntervalSince1970, policy.window,

@@ -1,4 +1,4 @@
-import BlogCore
+import BlogModel
 import Foundation
 import GRDB
 

@@ -1,5 +1,5 @@
 import Foundation
-import BlogCore
+import BlogModel
 import BlogWire
 import GRDB
 
@@ -26,7 +26,7 @@ public final class BlogStore: BlogStorage {
     /// process holding the file, a batch stuck on a slow disk) fails with
     /// `.deadlineExceeded` and is never made.
     public init(path: String, create: Bool = true, readOnly: Bool = false,
-                layout: PageLayout = PageLayout(pageSize: 50), deadline: Double = 3) throws(StorageError) {
+                layout: PageLayout? = nil, deadline: Double = 3) throws(StorageError) {
         self.path = path
         self.readOnly = readOnly
         self.pageLocks = PageLockFile(path: path + ".pagelock", deadline: deadline)
@@ -52,7 +52,7 @@ public final class BlogStore: BlogStorage {
                 // A purged post's text (and a deleted one's) is overwritten
                 // where it lay, not left in free pages of the file.
                 try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA secure_delete = ON") }
-                try Schema.migrator(layout: layout).migrate(pool)
+                try Schema.migrator(layout: layout ?? PageLayout(pageSize: 50, weigher: .rawBytes)).migrate(pool)
             }
         } catch {
             throw .cannotOpen(path: path, reason: Self.reason(error))
@@ -138,6 +138,7 @@ public final class BlogStore: BlogStorage {
     /// Sets what `edit` says of a post; nil when `userID` has no such post.
     /// Its photos, as they become, still weigh.
     public func editPost(id: Int64, ofUserID userID: Int64, _ edit: PostEdit, weight: Int,
+                         photoWeight: @escaping @Sendable ([PostPhoto]) -> Int,
                          at date: Date) throws(StorageError) -> EditedPost? {
         if let photos = edit.photos { try PostPhoto.checkAttachable(photos.map(\.name)) }
         let date = date.wholeMilliseconds
@@ -158,7 +159,7 @@ public final class BlogStore: BlogStorage {
                     }
                     if !added.isEmpty { try Self.attach(db, added, to: id) }
                 }
-                let total = weight + PageRenderer.weight(photos: photos)
+                let total = weight + photoWeight(photos)
                 var placeColumns = ""
                 var arguments: StatementArguments = [edit.title, edit.content, edit.contentHTML, total, date,
                                                      PostPhoto.columnText(photos)]
@@ -243,7 +244,7 @@ public final class BlogStore: BlogStorage {
         return try gate.pass { () throws(StorageError) in
             try write({ db in
                 let photos = PostPhoto.withAlts(try Self.attachablePhotos(db, names: names, userID: userID), attachments)
-                let total = weight + PageRenderer.weight(photos: photos)
+                let total = weight + layout.weigher.photos(photos)
                 let last = try Self.newestGroup(db, userID: userID)
                 let page = layout.page(forWeight: total, after: last)
                 try db.cachedStatement(sql: """

@@ -1,4 +1,4 @@
-import BlogCore
+import BlogModel
 #if canImport(Glibc)
 import Glibc
 #endif

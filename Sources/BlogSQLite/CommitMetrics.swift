@@ -1,4 +1,4 @@
-import BlogCore
+import BlogModel
 import Metrics
 
 /// The group commit, counted: transactions, the writes each held, and

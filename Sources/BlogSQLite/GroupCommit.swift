@@ -1,5 +1,5 @@
 import Dispatch
-import BlogCore
+import BlogModel
 import GRDB
 import Synchronization
 

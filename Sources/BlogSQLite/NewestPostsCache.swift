@@ -1,4 +1,4 @@
-import BlogCore
+import BlogModel
 import Synchronization
 
 /// Each recently written blog's newest posts (what `newestPosts` reads:

@@ -1,4 +1,4 @@
-import BlogCore
+import BlogModel
 import BlogWire
 import Foundation
 import GRDB

@@ -1,4 +1,4 @@
-import BlogCore
+import BlogModel
 import GRDB
 
 /// The database schema; `schema.sql` at the top of the repository is the
@@ -270,7 +270,7 @@ enum PageGroupUpgrade {
         var groups: [Int64: PageGroup] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, user_id, title, content FROM posts ORDER BY id") {
             let userID: Int64 = row["user_id"]
-            let weight = PageRenderer.weight(title: row["title"], content: row["content"])
+            let weight = layout.weigher.text(row["title"], row["content"])
             let last = groups[userID]
             let page = layout.page(forWeight: weight, after: last)
             var group = last?.page == page ? last! : PageGroup(page: page, count: 0, weight: 0)

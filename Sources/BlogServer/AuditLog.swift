@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import BlogWire
 import Dispatch
 import Logging

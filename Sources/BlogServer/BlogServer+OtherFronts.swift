@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import BlogSockets
 import BlogWire
 import Dispatch

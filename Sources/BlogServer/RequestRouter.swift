@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import BlogWire
 
 /// Where a complete message goes: three lanes, so that no kind of request

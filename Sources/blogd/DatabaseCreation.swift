@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import Foundation
 
 /// Whether `blogd serve` may make a SQLite database that is not there:

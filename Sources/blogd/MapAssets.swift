@@ -1,6 +1,8 @@
 import BlogCore
+import BlogModel
 import Foundation
 import Logging
+import BlogPages
 
 /// What the map pages load, put beside the pages at each start: blogd's
 /// own `map.js`, and Leaflet from Debian's libjs-leaflet when installed,

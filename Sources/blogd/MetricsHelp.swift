@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 
 /// The `# HELP` line of each of blogd's metrics. swift-metrics carries no
 /// help text, so the registry prints only `# TYPE`; `MetricsSetup`

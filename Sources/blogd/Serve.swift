@@ -1,5 +1,6 @@
 import ArgumentParser
 import BlogCore
+import BlogModel
 import BlogServer
 import BlogWeb
 @preconcurrency import Dispatch
@@ -9,6 +10,7 @@ import CLinux
 import Prometheus
 #if canImport(Glibc)
 import Glibc
+import BlogPages
 #endif
 
 struct Serve: AsyncParsableCommand {

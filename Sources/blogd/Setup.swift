@@ -1,7 +1,9 @@
 import ArgumentParser
 import BlogCore
+import BlogModel
 import Foundation
 import Logging
+import BlogPages
 
 /// Options every command that touches the data shares.
 struct DataOptions: ParsableArguments {

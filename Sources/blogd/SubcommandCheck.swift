@@ -1,5 +1,6 @@
 import ArgumentParser
 import BlogCore
+import BlogModel
 import Foundation
 
 extension Blogd {

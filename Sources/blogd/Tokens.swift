@@ -1,7 +1,9 @@
 import ArgumentParser
 import BlogCore
+import BlogModel
 import Foundation
 import Logging
+import BlogAuth
 
 // The admin's access-token commands. Each is one read or one commit on
 // the database, so it works while `blogd serve` runs on it; no page

@@ -1,7 +1,9 @@
 import BlogApp
 import BlogCore
+import BlogModel
 import BlogServer
 import BlogWeb
+import BlogAuth
 
 extension Serve {
     /// The web client and Micropub, each change through the blog port's

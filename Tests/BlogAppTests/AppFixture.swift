@@ -6,6 +6,7 @@ import BlogWeb
 import BlogWire
 import Foundation
 import HTTPTypes
+import BlogAuth
 
 /// A real blog (SQLite file, pages folder, blog server on a free port) with
 /// the web client and Micropub in front, asked in process: each request

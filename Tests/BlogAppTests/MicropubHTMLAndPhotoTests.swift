@@ -6,6 +6,7 @@ import BlogWire
 import Foundation
 import HTTPTypes
 import Testing
+import BlogModel
 
 /// Micropub's HTML content (3.7.2) and photos' alt texts kept and given
 /// back, and updates of `photo` and `location`, against a real blog.

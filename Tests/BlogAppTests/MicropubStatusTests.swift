@@ -5,6 +5,7 @@ import BlogWeb
 import Foundation
 import HTTPTypes
 import Testing
+import BlogModel
 
 /// Micropub's refusals in the words of section 3.8: another user's post
 /// is `403 forbidden`, an `Authorization` that is no bearer token `401

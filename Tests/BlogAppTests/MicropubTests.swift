@@ -5,6 +5,7 @@ import BlogWeb
 import Foundation
 import HTTPTypes
 import Testing
+import BlogModel
 
 /// Micropub against a real blog, named after the micropub.rocks server
 /// tests they follow (100-805). Tests about photos (104, 203, 205, 206,

@@ -6,6 +6,7 @@ import BlogWire
 import Foundation
 import HTTPTypes
 import Testing
+import BlogModel
 
 /// The web client's post forms and photos: alt text on a new post, and an
 /// edit that changes the alt text, replaces or removes the photo, and sets,

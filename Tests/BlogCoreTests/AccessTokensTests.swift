@@ -5,6 +5,8 @@ import Testing
 @testable import BlogCore
 @testable import BlogSQLite
 import BlogTestSupport
+@testable import BlogAuth
+import BlogModel
 
 @Suite("AccessTokens")
 struct AccessTokensTests {

@@ -1,6 +1,9 @@
 import BlogWire
 import Foundation
 import Testing
+import BlogTestSupport
+import BlogModel
+@testable import BlogPages
 @testable import BlogCore
 
 @Suite("Atom feed")

@@ -5,6 +5,9 @@ import Testing
 @testable import BlogCore
 import BlogWire
 import BlogSQLite
+@testable import BlogAuth
+import BlogModel
+@testable import BlogPages
 
 /// A service on a temporary SQLite file and public folder.
 struct ServiceFixture {

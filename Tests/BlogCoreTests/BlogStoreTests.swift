@@ -2,6 +2,7 @@ import Foundation
 import BlogTestSupport
 import GRDB
 import Testing
+import BlogModel
 @testable import BlogCore
 @testable import BlogSQLite
 

@@ -4,6 +4,7 @@ import Testing
 import BlogSQLite
 import BlogWire
 import BlogTestSupport
+@testable import BlogPages
 
 /// `posts`, `editpost`, `delpost`: replies, refusals, and pages that stay
 /// what a rebuild from the database gives.

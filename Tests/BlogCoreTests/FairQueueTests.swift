@@ -1,4 +1,5 @@
 import Testing
+@testable import BlogAuth
 @testable import BlogCore
 
 /// The hashing threads take waiting hashes by owner in turn.

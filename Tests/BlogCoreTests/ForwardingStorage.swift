@@ -2,6 +2,8 @@ import BlogWire
 import Foundation
 @testable import BlogCore
 import BlogSQLite
+@testable import BlogAuth
+import BlogModel
 
 /// A `BlogStorage` that hands every call to a real `BlogStore`: subclasses
 /// override the calls a test needs to hold up or fail.
@@ -46,8 +48,9 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     }
     func purgeTrashedPost(id: Int64) throws(StorageError) -> Int64? { try store.purgeTrashedPost(id: id) }
     func editPost(id: Int64, ofUserID userID: Int64, _ edit: PostEdit, weight: Int,
+                  photoWeight: @escaping @Sendable ([PostPhoto]) -> Int,
                   at date: Date) throws(StorageError) -> EditedPost? {
-        try store.editPost(id: id, ofUserID: userID, edit, weight: weight, at: date)
+        try store.editPost(id: id, ofUserID: userID, edit, weight: weight, photoWeight: photoWeight, at: date)
     }
     func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError) {
         try store.setSuspended(userID: userID, suspended, at: date)

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import BlogTestSupport
 @testable import BlogCore
 import BlogSQLite
+import BlogModel
+@testable import BlogPages
 
 @Suite("Index page")
 struct IndexPageTests {

@@ -1,4 +1,5 @@
 import Testing
+import BlogModel
 @testable import BlogCore
 
 @Suite("LRUCache")

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import BlogTestSupport
 @testable import BlogCore
 import BlogSQLite
+@testable import BlogAuth
 
 /// A lease held in one process's memory is checked against the database
 /// again after `LoginLeases.recheck` seconds: one ended elsewhere (a new

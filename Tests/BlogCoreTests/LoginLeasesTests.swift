@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import BlogTestSupport
 @testable import BlogCore
 import BlogSQLite
+@testable import BlogAuth
 
 @Suite("LoginLeases")
 struct LoginLeasesTests {

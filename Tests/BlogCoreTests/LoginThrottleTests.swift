@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import BlogTestSupport
+@testable import BlogAuth
 @testable import BlogCore
 
 @Suite("LoginThrottle")

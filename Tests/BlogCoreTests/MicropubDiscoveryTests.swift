@@ -3,6 +3,7 @@ import BlogTestSupport
 import Testing
 @testable import BlogCore
 import BlogSQLite
+@testable import BlogPages
 
 /// W3C Micropub 5.3: every blog page names the Micropub endpoint in its
 /// head while there is one, and none does without.

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+import BlogTestSupport
 @testable import BlogCore
 import BlogSQLite
 import BlogWire
+@testable import BlogPages
 
 /// What the admin does, through the service (the `blogd` subcommands are
 /// tested end to end in BlogdTests).

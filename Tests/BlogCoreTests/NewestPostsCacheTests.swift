@@ -1,6 +1,9 @@
 import Foundation
 import GRDB
 import Testing
+import BlogTestSupport
+import BlogModel
+@testable import BlogPages
 @testable import BlogCore
 @testable import BlogSQLite
 

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import BlogTestSupport
 @testable import BlogCore
 import BlogSQLite
+import BlogModel
+@testable import BlogPages
 
 /// PageLayout's groups, UserPages on a real database, and the archive pages
 /// they keep.

@@ -1,6 +1,8 @@
 import Foundation
 import BlogTestSupport
 import Testing
+import BlogModel
+@testable import BlogPages
 @testable import BlogCore
 
 @Suite("Pages")

@@ -5,6 +5,8 @@ import BlogTestSupport
 import Testing
 @testable import BlogCore
 import BlogSQLite
+import BlogModel
+@testable import BlogPages
 
 /// One page write per user at a time, shared by the requests that wait.
 @Suite("PageWriter")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import BlogAuth
 @testable import BlogCore
 
 @Suite("PasswordHasher")

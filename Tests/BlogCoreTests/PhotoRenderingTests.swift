@@ -2,6 +2,8 @@ import BlogTestSupport
 import BlogWire
 import Foundation
 import Testing
+import BlogModel
+@testable import BlogPages
 @testable import BlogCore
 
 /// A post's photos on its pages and in the feeds.

@@ -3,6 +3,8 @@ import BlogTestSupport
 import BlogWire
 import Foundation
 import Testing
+import BlogModel
+@testable import BlogPages
 @testable import BlogCore
 
 /// Photos through the service: uploads whose files work at once, posts

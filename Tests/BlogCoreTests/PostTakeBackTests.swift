@@ -3,6 +3,7 @@ import BlogTestSupport
 import Foundation
 import Synchronization
 import Testing
+import BlogModel
 @testable import BlogCore
 
 /// A `post:ERR` is true in the end: a post whose commit's answer was lost

@@ -3,6 +3,7 @@ import BlogTestSupport
 import Testing
 @testable import BlogCore
 import BlogSQLite
+@testable import BlogPages
 
 /// What a restart must leave alone: files whose bytes are right already
 /// (readers' conditional GETs find them unchanged), and the feeds' ids,

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
+import BlogTestSupport
 @testable import BlogCore
 import BlogSQLite
+@testable import BlogAuth
+import BlogModel
 
 /// Failed logins counted in the database, as several instances on one
 /// database count them.

@@ -5,61 +5,13 @@ import BlogWire
 import BlogSQLite
 import BlogTestSupport
 import Testing
+import BlogModel
+@testable import BlogPages
 
 /// Shared helpers of the BlogCore tests.
 
 /// The UTF-8 bytes of `text`.
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
-
-/// A fresh empty folder under the system temporary folder.
-func makeTemporaryFolder() throws -> URL {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("blogcore-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
-
-/// Runs `body` with a fresh temporary folder that is removed afterwards.
-func withTemporaryFolder<T>(_ body: (URL) throws -> T) throws -> T {
-    let url = try makeTemporaryFolder()
-    defer { removeTemporaryFolder(url) }
-    return try body(url)
-}
-
-/// Removes a temporary folder, and the staging folder a `PageStore` of it
-/// made beside it.
-private func removeTemporaryFolder(_ url: URL) {
-    try? FileManager.default.removeItem(at: url)
-    try? FileManager.default.removeItem(atPath: PageStore(folder: url).stagingPath)
-}
-
-/// The async form of `withTemporaryFolder`.
-func withTemporaryFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
-    let url = try makeTemporaryFolder()
-    defer { removeTemporaryFolder(url) }
-    return try await body(url)
-}
-
-/// A clock tests move by hand.
-final class TestClock: Sendable {
-    /// 2027-01-15T08:00:00Z.
-    static let start = Date(timeIntervalSince1970: 1_800_000_000)
-
-    private let current: Mutex<Date>
-
-    init(_ start: Date = TestClock.start) {
-        current = Mutex(start)
-    }
-
-    var now: Date { current.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-
-    /// A closure reading this clock, for `now:` parameters.
-    var closure: @Sendable () -> Date { { [self] in self.now } }
-}
 
 /// Names of the files in `folder`, sorted, but the folders of post pages
 /// and the feeds (`allFileNames` has them).
@@ -94,12 +46,6 @@ func allFileNames(in folder: URL) throws -> [String] {
 func pageFileNames(in folder: URL) throws -> [String] {
     try fileNames(in: folder).filter { $0 != IndexPage.fileName && !$0.hasPrefix("." + IndexPage.fileName) }
 }
-
-/// The repository's top folder (this file is Tests/BlogCoreTests/TestSupport.swift).
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()
-    .deletingLastPathComponent()
-    .deletingLastPathComponent()
 
 /// A username known to be valid.
 func user(_ name: String) -> Username {

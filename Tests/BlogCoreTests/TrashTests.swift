@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import GRDB
 import Testing
+@testable import BlogPages
 @testable import BlogCore
 @testable import BlogSQLite
 

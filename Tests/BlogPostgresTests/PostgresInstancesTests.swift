@@ -4,6 +4,8 @@ import BlogWire
 import Foundation
 import Synchronization
 import Testing
+import BlogModel
+import BlogPages
 @testable import BlogPostgres
 
 /// Several blogd instances on one database: two `PostgresStore`s (two

@@ -2,6 +2,8 @@ import BlogCore
 import BlogTestSupport
 import Foundation
 import Testing
+import BlogAuth
+import BlogModel
 @testable import BlogPostgres
 
 /// Leases and failed logins in PostgreSQL, shared by every instance.

@@ -2,6 +2,7 @@ import BlogCore
 import BlogTestSupport
 import Foundation
 import Testing
+import BlogModel
 @testable import BlogPostgres
 
 /// `schema.postgres.sql` is exactly what the migrations make.

@@ -3,6 +3,7 @@ import BlogTestSupport
 import BlogWire
 import Foundation
 import Testing
+import BlogPages
 @testable import BlogPostgres
 
 /// The whole service on PostgreSQL: register, login, post, and the page.

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 @testable import BlogPostgres
 import BlogSQLite
+import BlogModel
 
 /// `PostgresStore` does what `BlogStore` does (BlogStoreTests), where it
 /// applies.

@@ -3,6 +3,7 @@ import BlogTestSupport
 import Foundation
 import Logging
 import Testing
+import BlogPages
 @testable import BlogPostgres
 
 /// Shared helpers of the PostgreSQL tests.

@@ -2,6 +2,7 @@ import BlogCore
 import BlogServer
 import Foundation
 import Testing
+import BlogAuth
 
 /// Many requests that block in the service at once.
 @Suite("Bursts", .serialized)

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import BlogAuth
 #endif
 
 /// Many connections at once, clients that vanish, clients that never read:

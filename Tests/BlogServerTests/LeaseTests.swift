@@ -2,6 +2,7 @@ import BlogCore
 import BlogServer
 import Foundation
 import Testing
+import BlogAuth
 
 /// Who may post: the login lease per address, the connection's own logins,
 /// and the open mode of the original.

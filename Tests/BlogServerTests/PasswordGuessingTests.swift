@@ -2,6 +2,7 @@ import BlogCore
 import BlogServer
 import Foundation
 import Testing
+import BlogAuth
 
 /// Password guessing over the wire: after a few wrong passwords for one
 /// user from one address, logins for that user from that address are

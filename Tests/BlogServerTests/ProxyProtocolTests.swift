@@ -6,6 +6,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import BlogAuth
 #endif
 
 /// The PROXY protocol over real loopback sockets. The test's clients are

@@ -4,6 +4,7 @@ import Foundation
 import BlogCore
 import BlogSockets
 import Testing
+import BlogAuth
 
 /// Addresses with a recent success go first in the hash lane, new ones
 /// next, failing ones last; only the first may fill it.

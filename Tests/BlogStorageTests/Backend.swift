@@ -5,6 +5,7 @@ import BlogTestSupport
 import Foundation
 import Logging
 import Testing
+import BlogModel
 
 /// The backends the conformance suite runs over: SQLite always, PostgreSQL
 /// when the test cluster can be had (`PostgresCluster.enabled`).

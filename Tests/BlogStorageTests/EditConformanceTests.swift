@@ -2,6 +2,7 @@ import BlogCore
 import BlogTestSupport
 import Foundation
 import Testing
+import BlogModel
 
 /// Edits, deletions, suspensions and the reads the post pages and feeds
 /// need, the same on every backend.

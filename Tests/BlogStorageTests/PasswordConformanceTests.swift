@@ -2,6 +2,7 @@ import BlogCore
 import BlogTestSupport
 import Foundation
 import Testing
+import BlogModel
 
 /// A new password, the same on every backend: the hash replaced, and in
 /// the same commit the user's leases (every address) and web sessions

@@ -4,6 +4,8 @@ import BlogWire
 import Dispatch
 import Foundation
 import Testing
+import BlogModel
+import BlogPages
 
 /// Photos in every backend: stored durable and exact, attached by a post's
 /// insert only when they may be, and gone with their post or their user.

@@ -3,6 +3,8 @@ import BlogTestSupport
 import BlogWire
 import Foundation
 import Testing
+import BlogModel
+import BlogPages
 
 /// A post's HTML source and its photos' alt texts kept by every backend,
 /// and edits that change the photos and the place, the same everywhere.

@@ -5,6 +5,8 @@ import Dispatch
 import Foundation
 import Logging
 import Testing
+import BlogModel
+@testable import BlogPages
 
 /// The service over each backend: posts (some with photos), edits,
 /// deletions and moderation from several clients at once leave every page,

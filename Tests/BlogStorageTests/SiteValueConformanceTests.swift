@@ -3,6 +3,7 @@ import BlogTestSupport
 import Dispatch
 import Foundation
 import Testing
+import BlogModel
 
 /// Site values (`siteValue(_:storingIfAbsent:)`), over each backend: the
 /// first value stored stays, which the feeds' ids rely on.

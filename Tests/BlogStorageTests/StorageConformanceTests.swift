@@ -4,6 +4,8 @@ import BlogTestSupport
 import Dispatch
 import Foundation
 import Testing
+import BlogModel
+import BlogPages
 
 /// What every `BlogStorage` does, run over each backend (`Backend`): the
 /// service, the pages and the tools rely on exactly this.

@@ -2,6 +2,7 @@ import BlogCore
 import BlogTestSupport
 import Foundation
 import Testing
+import BlogModel
 
 /// Access tokens, the same on every backend: stored by hash, kept apart
 /// per user, pruned by expiry, gone with their user.

@@ -3,6 +3,7 @@ import BlogTestSupport
 import BlogWire
 import Foundation
 import Testing
+import BlogModel
 
 /// The trash, the same on every backend: a trashed post leaves the user's
 /// posts (a tombstone, the counts) but keeps its row and photos until it

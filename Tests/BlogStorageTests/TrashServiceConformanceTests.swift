@@ -6,6 +6,8 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import BlogModel
+@testable import BlogPages
 
 /// The trash through the service over each backend: posts with photos
 /// trashed, restored and purged (on the service's clock) from several

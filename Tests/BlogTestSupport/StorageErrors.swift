@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 
 /// The storage error `body` throws, or nil when it throws none; any other
 /// error comes back as `.failed` naming it, so that no expectation of a

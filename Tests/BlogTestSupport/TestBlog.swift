@@ -7,6 +7,8 @@ import Glibc
 #endif
 import Logging
 import BlogSQLite
+import BlogPages
+import BlogAuth
 
 /// A whole blog for a test: a temporary folder holding `public/` and
 /// `blog.sqlite`, a `BlogStore` and `PageStore` on them, a quiet

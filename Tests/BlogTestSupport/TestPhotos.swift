@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 
 /// Bytes that pass for a processed JPEG (its start and end markers), with
 /// every byte value in between: what a store must keep exactly.

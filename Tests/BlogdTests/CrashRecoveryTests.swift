@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 import BlogSQLite
+import BlogModel
+import BlogPages
 
 /// The real `blogd`, killed mid-stream and restarted: what it acknowledged
 /// is kept, once, and its pages come back in step with the database.

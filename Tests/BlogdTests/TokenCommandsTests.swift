@@ -3,6 +3,8 @@ import BlogSQLite
 import BlogTestSupport
 import Foundation
 import Testing
+import BlogAuth
+import BlogModel
 
 /// `blogd token`, `tokens` and `revoke-token`, run as processes while
 /// `blogd serve` runs on the same database; what they make is checked

@@ -1,8 +1,11 @@
 import BlogCore
+import BlogModel
 import BlogWeb
 import BlogWire
 import Foundation
 import HTTPTypes
+import BlogAuth
+import BlogPages
 
 /// Micropub (W3C Recommendation) at `/micropub`, so that existing apps
 /// can post: create (form-encoded or JSON, `201` with `Location`),

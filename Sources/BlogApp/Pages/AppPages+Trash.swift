@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import Foundation
 
 /// The trash: a user's deleted posts, each with a Restore button, until

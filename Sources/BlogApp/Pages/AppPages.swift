@@ -1,5 +1,7 @@
 import BlogCore
+import BlogModel
 import Foundation
+import BlogPages
 
 /// The web client's pages: server-rendered HTML on the blog's own
 /// stylesheet, narrow-screen first, every form working without

@@ -1,4 +1,6 @@
 import BlogCore
+import BlogModel
+import BlogPages
 
 /// A page being written: markup as given, user text always escaped.
 ///

@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import BlogPhotos
 import BlogWeb
 import BlogWire

@@ -1,6 +1,8 @@
 import BlogCore
+import BlogModel
 import BlogWire
 import Synchronization
+import BlogAuth
 
 /// How each address's password hashes went lately, which decides where its
 /// next register or login waits (`Standing`): addresses with a recent

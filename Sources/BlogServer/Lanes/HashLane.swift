@@ -1,5 +1,7 @@
 import BlogCore
+import BlogModel
 import Synchronization
+import BlogAuth
 
 /// The lane of requests that hash a password (register, login), kept apart
 /// from the cheap ones so that a queue of scrypt work never delays them,

@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import BlogSockets
 
 /// What an event loop keeps of one connection: the socket, the machine

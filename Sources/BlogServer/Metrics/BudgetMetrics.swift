@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import Metrics
 
 /// Requests refused `err:BUSY` by a budget, by which.

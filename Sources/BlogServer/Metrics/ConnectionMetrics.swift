@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import Metrics
 
 /// The blog port's connections, counted: accepted, open now, refused by

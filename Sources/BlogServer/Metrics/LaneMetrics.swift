@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import Metrics
 
 /// The lanes, measured: requests in each, and how long a post waited for

@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import BlogSockets
 
 /// Where a running server's metrics are, from the same configuration it

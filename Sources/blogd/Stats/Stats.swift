@@ -1,5 +1,6 @@
 import ArgumentParser
 import BlogCore
+import BlogModel
 
 /// `blogd stats`: the running server's figures, from its `/metrics`, as
 /// a short table.

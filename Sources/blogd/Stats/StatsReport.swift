@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import Foundation
 
 /// `blogd stats`'s table: the figures of `/metrics` in a few lines, for a

@@ -1,0 +1,475 @@
+import Dispatch
+import Foundation
+import Logging
+import Metrics
+import Synchronization
+import BlogWire
+import BlogModel
+import BlogPages
+import BlogAuth
+
+/// The three operations of the protocol, from message bytes to reply.
+///
+/// Synchronous by design: the server's lanes call it on Dispatch, and it
+/// blocks only that request while it hashes or commits. It speaks to the
+/// database through `BlogStorage` only, and renders pages from it.
+public final class BlogService: Sendable {
+    public struct Settings: Sendable {
+        /// Accept `newpost` from anyone, as the original did.
+        public var openPosting: Bool
+        public var scrypt: ScryptParameters
+        /// How long a login lets the same address post, in seconds.
+        public var loginLease: Double
+        /// Posts per archive page; the main page holds up to twice as many.
+        public var pageSize: Int
+        /// Escaped text a page group holds at most (see `PageLayout`).
+        public var pageBytes: Int
+        /// When repeated failed logins lock a user out from an address.
+        public var loginThrottle: LoginPolicy
+        /// Seconds the storage calls of one post (or of a register, once
+        /// its password is hashed) may take together.
+        public var storageDeadline: Double
+        /// Whether `register` creates users; when closed it answers
+        /// `reg:NA` and the admin adds users (`blogd adduser`).
+        public var registrationOpen: Bool
+        /// Where the public folder is served, for the feeds' absolute links.
+        public var baseURL: String
+        /// Days a post its author deleted stays in the trash before it is
+        /// purged (`purgeTrash`).
+        public var trashDays: Int
+
+        /// Thirty days: a month to notice a mistaken deletion.
+        public static let defaultTrashDays = 30
+
+        /// What the feeds' ids are made of (`Feeds.idBase`); nil: `baseURL`.
+        public var feedIDBase: String?
+        /// Every page names the Micropub endpoint in its head (the web
+        /// client and Micropub are on): `micropub` at the public folder's
+        /// root, a relative link, so that the pages do not depend on the
+        /// address an instance is reached at.
+        public var pagesNameMicropub = false
+
+        public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600,
+                    pageSize: Int = 50, pageBytes: Int = PageLayout.defaultPageBytes,
+                    loginThrottle: LoginPolicy = .init(), storageDeadline: Double = 3,
+                    registrationOpen: Bool = true, baseURL: String = "http://localhost/",
+                    trashDays: Int = Settings.defaultTrashDays) {
+            self.openPosting = openPosting
+            self.scrypt = scrypt
+            self.loginLease = loginLease
+            self.pageSize = pageSize
+            self.pageBytes = pageBytes
+            self.loginThrottle = loginThrottle
+            self.storageDeadline = storageDeadline
+            self.registrationOpen = registrationOpen
+            self.baseURL = baseURL
+            self.trashDays = trashDays
+        }
+
+        /// The page layout these settings ask for.
+        public var layout: PageLayout { PageLayout(pageSize: max(1, pageSize), pageBytes: max(1, pageBytes)) }
+    }
+
+    public let storage: any BlogStorage
+    public let pages: PageStore
+    public let settings: Settings
+    let users: UserDirectory
+    let userPages: UserPages
+    let pageWriter: PageWriter
+    let photoFiles: PhotoFiles
+    let fragments: FragmentCache
+    let hasher: PasswordHasher
+    let leases: LoginLeases
+    let throttle: LoginThrottle
+    /// `index.html` and `index.atom`, at most once a second.
+    let index: CoalescedWriter<Void>
+    /// Each blog's feed, at most once a second per blog.
+    let feeds: CoalescedWriter<UserRecord>
+    let takeBack: PostTakeBack
+    let logger: Logger
+    let now: @Sendable () -> Date
+    private let hashCount = Atomic<Int>(0)
+    private let registration: Atomic<Bool>
+    /// What one hash takes on a hashing thread, in nanoseconds: a moving
+    /// average, so the server's estimate of queued hash work follows the
+    /// machine's real speed.
+    private let hashNanoseconds: Atomic<Int>
+
+    public init(store: any BlogStorage, pages: PageStore, settings: Settings = Settings(),
+                logger: Logger = Logger(label: "blogd.service"),
+                now: @escaping @Sendable () -> Date = Date.init) throws(PasswordHasher.HashError) {
+        self.storage = store
+        self.pages = pages
+        self.settings = settings
+        let started = ContinuousClock.now
+        self.hasher = try PasswordHasher(parameters: settings.scrypt)
+        // Making the hasher hashed its decoy: a first measure of the cost.
+        self.hashNanoseconds = Atomic(Self.nanoseconds(ContinuousClock.now - started))
+        self.registration = Atomic(settings.registrationOpen)
+        self.leases = LoginLeases(duration: settings.loginLease, storage: store, now: now)
+        self.throttle = LoginThrottle(policy: settings.loginThrottle, storage: store, now: now)
+        self.users = UserDirectory(storage: store)
+        self.fragments = FragmentCache()
+        let feedMaker = Feeds(baseURL: settings.baseURL, idBase: settings.feedIDBase)
+        let head = PageRenderer.micropubLink(settings.pagesNameMicropub ? PageRenderer.micropubPath : nil)
+        let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker,
+                                  head: head)
+        self.userPages = userPages
+        self.pageWriter = PageWriter(pages: userPages)
+        self.photoFiles = PhotoFiles(pages: pages)
+        self.index = CoalescedWriter("index", logger: logger) { [store, pages] _, _ in
+            // Under the lock of user id 0 (no user has it): with several
+            // instances, the index written last is read last.
+            try store.withPageLock(userID: 0) {
+                try pages.writeIfChanged(IndexPage.render(try store.blogIndex(limit: IndexPage.limit), head: head), file: IndexPage.fileName)
+                try pages.writeIfChanged(feedMaker.site(try store.recentPosts(limit: Feeds.entryLimit)),
+                                         file: PageRenderer.siteFeedFile)
+            }
+        }
+        self.feeds = CoalescedWriter("feed", logger: logger) { [store] userID, owner in
+            try store.withPageLock(userID: userID) {
+                // The admin may have deleted the user since the change.
+                guard try store.user(id: userID) != nil else { return }
+                try userPages.writeFeed(owner)
+            }
+        }
+        self.takeBack = PostTakeBack(storage: store, logger: logger) { [store, userPages] owner in
+            _ = try store.withPageLock(userID: owner.id) { try userPages.repair(owner, force: true) }
+        }
+        self.logger = logger
+        self.now = now
+        // Made with the service, so that /metrics shows them from the start.
+        _ = (HashWaitMetrics.shared, PageMetrics.shared)
+    }
+
+    /// Posts answered `post:ERR` that the database may still hold, waiting
+    /// to be taken back once it answers (see `PostTakeBack`).
+    public var postsToTakeBack: Int { takeBack.pending }
+
+    /// Names whose page file or folder the server itself uses.
+    public static let reservedNames: Set<String> = ["index", PostPhoto.folder]
+
+    /// Parses one message body and carries it out.
+    public func handle(message body: [UInt8], session: inout Session) -> Outcome {
+        let request: Request
+        do {
+            request = try Request(message: body)
+        } catch {
+            return Outcome(reply: error.reply)
+        }
+        return outcome(of: request, session: &session)
+    }
+
+    /// Carries out a parsed request; the reply (a list of posts, whose
+    /// bytes are its own, is `.postsListed`).
+    public func execute(_ request: Request, session: inout Session) -> Reply {
+        outcome(of: request, session: &session).reply
+    }
+
+    /// Carries out a parsed request: the reply, and the new post's id
+    /// when it stored one.
+    public func outcome(of request: Request, session: inout Session) -> Outcome {
+        outcome(of: request, photos: [], session: &session)
+    }
+
+    /// `outcome(of:session:)` with photos (names of the author's uploads,
+    /// `storePhoto`, in the order the post shows them) attached to a
+    /// `newpost` or `geopost`; ignored for other requests. A photo that is
+    /// not the author's, unknown, on a post already, or one past
+    /// `PostPhoto.maxPerPost` refuses the post (`post:NA`), storing nothing.
+    public func outcome(of request: Request, photos: [String], session: inout Session) -> Outcome {
+        outcome(of: request, extras: PostExtras(photoNames: photos), session: &session)
+    }
+
+    /// `outcome(of:session:)` with what the web client and Micropub add
+    /// (`PostExtras`): photos with alt text and the HTML source on a
+    /// `newpost` or `geopost` (refused as `outcome(of:photos:session:)`
+    /// says), and on an `editpost` the HTML source and the photos and place
+    /// it sets (a photo that may not go on the post answers `edit:NA`).
+    public func outcome(of request: Request, extras: PostExtras, session: inout Session) -> Outcome {
+        var posted: Int64?
+        let (reply, bytes) = perform(request, extras: extras, &session, posted: &posted)
+        return Outcome(reply: reply, command: request.command, user: request.user.value, body: bytes, postID: posted)
+    }
+
+    private func perform(_ request: Request, extras: PostExtras, _ session: inout Session,
+                         posted: inout Int64?) -> (reply: Reply, body: [UInt8]?) {
+        switch request {
+        case .register(let user, let password):
+            return (register(user, password, &session), nil)
+        case .login(let user, let password):
+            return (login(user, password, &session), nil)
+        case .newPost(let user, let title, let content):
+            return (RequestDeadline.$end.withValue(storageDeadline()) {
+                newPost(user, title, content, session, extras: extras, posted: &posted)
+            }, nil)
+        case .geoPost(let user, let place, let title, let content):
+            return (RequestDeadline.$end.withValue(storageDeadline()) {
+                newPost(user, title, content, session, at: place, extras: extras, posted: &posted)
+            }, nil)
+        case .listPosts(let user):
+            return RequestDeadline.$end.withValue(storageDeadline()) { listPosts(user, session) }
+        case .editPost(let user, let id, let title, let content):
+            return (RequestDeadline.$end.withValue(storageDeadline()) { editPost(user, id, title, content, extras, session) }, nil)
+        case .deletePost(let user, let id):
+            return (RequestDeadline.$end.withValue(storageDeadline()) { deletePost(user, id, session) }, nil)
+        }
+    }
+
+    private func register(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
+        do {
+            // Closed: only the admin adds users. Told as a taken name, as
+            // the original client knows no other refusal.
+            guard registrationOpen else { return .nameTaken }
+            // `index.html` is the list of blogs: no user may have that page.
+            if Self.reservedNames.contains(user.key) { return .nameTaken }
+            // Cheap check first, so taken names cost no scrypt.
+            if try users.user(named: user) != nil { return .nameTaken }
+            let hash = try hashing(for: session) { [hasher] () throws(PasswordHasher.HashError) in try hasher.hash(password) }
+            // From here on, one deadline for the insert, the page and an undo.
+            return try RequestDeadline.$end.withValue(storageDeadline()) { () throws in
+                try store(user, hash: hash, &session)
+            }
+        } catch StorageError.nameTaken {
+            return .nameTaken
+        } catch {
+            logger.error("register failed", metadata: ["user": "\(user)", "error": "\(error)"])
+            return .databaseError
+        }
+    }
+
+    /// When the storage calls of a request starting now must be done.
+    func storageDeadline() -> ContinuousClock.Instant {
+        .now + .milliseconds(Int64(settings.storageDeadline * 1000))
+    }
+
+    /// The user's row and page, or neither.
+    private func store(_ user: Username, hash: String, _ session: inout Session) throws -> Reply {
+        let record = try storage.createUser(name: user.value, passwordHash: hash, at: now().wholeMilliseconds)
+        do {
+            try pageWriter.write(record)
+        } catch {
+            // A failure reply must leave nothing behind, or a retry
+            // would find its own name taken.
+            logger.error("page not written", metadata: ["user": "\(record.name)", "error": "\(error)"])
+            // A deadline of its own: the page write may have spent the
+            // request's, and a user left behind would keep the name taken.
+            RequestDeadline.$end.withValue(nil) {
+                undo("user", record.name) { () throws(StorageError) in try storage.deleteUser(id: record.id) }
+            }
+            users.forget(record.name)
+            return .databaseError
+        }
+        authenticate(user, &session)
+        feedChanged(record)
+        index.changed(0, ())
+        return .registered
+    }
+
+    /// Marks `user`'s feed for a background write.
+    func feedChanged(_ user: UserRecord) {
+        feeds.changed(user.id, user)
+    }
+
+    private func login(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
+        let record: UserRecord?
+        do {
+            // Read afresh, not from the directory: the admin may have
+            // suspended or deleted the user since.
+            record = try storage.user(named: user.value).flatMap { $0.suspended ? nil : $0 }
+        } catch {
+            logger.error("login failed", metadata: ["user": "\(user)", "error": "\(error)"])
+            return .databaseError
+        }
+        // A locked-out guesser learns nothing more, and costs no scrypt.
+        guard throttle.begin(user, from: session.peerAddress) else { return .loginRefused }
+        let valid = hashing(for: session) { [hasher] in
+            guard let record else {
+                // Same cost as a real check, so timing does not reveal names.
+                hasher.verifyDecoy(password)
+                return false
+            }
+            return hasher.verify(password, against: record.passwordHash)
+        }
+        throttle.finish(user, from: session.peerAddress, succeeded: valid)
+        guard valid else { return .loginRefused }
+        authenticate(user, &session)
+        return .loggedIn
+    }
+
+    /// Whether the session may act as `user`: logged in on this
+    /// connection or, within the lease, from this address (or anyone,
+    /// with open posting).
+    func mayActAs(_ user: Username, _ session: Session) throws -> Bool {
+        try settings.openPosting
+            || session.authenticatedUsers.contains(user.key)
+            || leases.isHeld(by: user, from: session.peerAddress)
+    }
+
+    private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session,
+                         at place: Place? = nil, extras: PostExtras, posted: inout Int64?) -> Reply {
+        let photos = extras.photos ?? [], html = extras.contentHTML
+        do {
+            guard var owner = try users.user(named: user) else { return .postRefused }
+            guard try mayActAs(user, session) else { return .postRefused }
+            let weight = PageRenderer.weight(title: title, content: content)
+            let token = UUID.random()
+            var inserted = Result { () throws(StorageError) in
+                try storage.insertPost(userID: owner.id, title: title, content: content, contentHTML: html, weight: weight,
+                                       place: place, photos: photos, at: now().wholeMilliseconds, layout: settings.layout,
+                                       token: token)
+            }
+            if case .failure(.unknownUser) = inserted {
+                // Deleted or suspended by the admin since the directory
+                // found the name; it may have been registered again.
+                users.forget(user.value)
+                guard let current = try users.user(named: user), current.id != owner.id else { return .postRefused }
+                owner = current
+                inserted = Result { () throws(StorageError) in
+                    try storage.insertPost(userID: owner.id, title: title, content: content, contentHTML: html, weight: weight,
+                                           place: place, photos: photos, at: now().wholeMilliseconds,
+                                           layout: settings.layout, token: token)
+                }
+            }
+            if case .failure(.outcomeUnknown) = inserted {
+                // The reply says failed; taking the post back makes it so.
+                logger.error("newpost failed", metadata: ["user": "\(user)", "error": "\(StorageError.outcomeUnknown)"])
+                takeBack.add(owner, token: token)
+                return .postFailed
+            }
+            let stored = try inserted.get()
+            let postID = stored.record.id
+            // Rendered once, here, while its text is at hand.
+            fragments.store(RenderedPost(stored.record, user: owner.name), for: postID)
+            do {
+                // Pages are rendered from the database, read under the page
+                // lock (not the newest posts the insert saw: an admin
+                // command may have changed them since): whoever writes the
+                // user's page after this commit shows this post, in order.
+                try pageWriter.ensure(owner, showing: postID)
+            } catch {
+                // Not on the page means not acknowledged: take the post
+                // back, so that a retry does not store it twice.
+                logger.error("page not updated", metadata: ["user": "\(owner.name)", "post": "\(postID)", "error": "\(error)"])
+                if !undo("post", owner.name, { () throws(StorageError) in try storage.deletePost(id: postID) }) {
+                    takeBack.add(owner, token: token, postID: postID)
+                }
+                fragments.remove(postID)
+                return .postFailed
+            }
+            feedChanged(owner)
+            index.changed(0, ())
+            posted = postID
+            return .posted
+        } catch StorageError.unknownUser {
+            return .postRefused
+        } catch StorageError.unknownPhoto {
+            return .postRefused
+        } catch {
+            logger.error("newpost failed", metadata: ["user": "\(user)", "error": "\(error)"])
+            return .postFailed
+        }
+    }
+
+    /// Deletes the login state that counts for nothing any more: expired
+    /// leases and access tokens, and stale failed-login records (blogd
+    /// does it every minute); and photos uploaded more than a day ago that
+    /// no post took, with their files; and purges the posts that have been
+    /// in the trash for `trashDays` (`purgeTrash`).
+    /// Returns how many failed-login records went.
+    @discardableResult
+    public func pruneLoginState() throws(StorageError) -> Int {
+        let current = now()
+        try storage.deleteLeases(expiredBefore: current)
+        try storage.deleteTokens(expiredBefore: current)
+        let stale = try storage.deleteStaleLoginFailures(at: current, policy: settings.loginThrottle)
+        // A day is far longer than any commit a token could still settle.
+        try storage.deletePostTokens(before: current - 86_400)
+        // A day is far longer than an upload waits for the post that shows it.
+        photoFiles.remove(try storage.deletePhotos(unattachedBefore: current - 86_400))
+        try purgeTrash()
+        return stale
+    }
+
+    /// Rewrites a user's pages (main and archives) from the database.
+    public func rebuildPage(of owner: UserRecord) throws {
+        _ = try storage.withPageLock(userID: owner.id) { try userPages.repair(owner, force: true) }
+    }
+
+    /// Password hashes and checks done so far (registers, logins, and the
+    /// decoy checks of unknown names): what the login throttle saves.
+    public var passwordHashes: Int { hashCount.load(ordering: .relaxed) }
+
+    /// Whether `register` creates users: `settings.registrationOpen` at
+    /// first, then what a reload of the configuration (SIGHUP) says.
+    public var registrationOpen: Bool {
+        get { registration.load(ordering: .relaxed) }
+        set { registration.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Seconds one password hash takes on a hashing thread, lately.
+    public var secondsPerHash: Double { Double(hashNanoseconds.load(ordering: .relaxed)) / 1e9 }
+
+    /// Hashes that run at once (one per core).
+    public var hashingThreads: Int { HashingThreads.shared.count }
+
+    /// Writes `index.html` and the site feed now (they are otherwise
+    /// rewritten in the background shortly after each change), and the
+    /// feeds waiting to be written.
+    public func writeIndex() {
+        feeds.flushAll()
+        index.flush(0, ())
+    }
+
+    /// Takes back a commit whose reply will be a failure. If even that
+    /// fails, the start-up page check shows the row on its page later.
+    @discardableResult
+    private func undo(_ what: String, _ user: String, _ body: () throws(StorageError) -> Void) -> Bool {
+        do {
+            try body()
+            return true
+        } catch {
+            logger.error("could not take back a \(what)", metadata: ["user": "\(user)", "error": "\(error)"])
+            return false
+        }
+    }
+
+    private func authenticate(_ user: Username, _ session: inout Session) {
+        session.authenticatedUsers.insert(user.key)
+        // A web or Micropub login proves itself by its cookie or token;
+        // a lease would let anyone at the same address post as the user
+        // over the protocol, and outlive the logout.
+        guard session.grantsLease else { return }
+        do {
+            try leases.grant(user, from: session.peerAddress)
+        } catch {
+            // This process honours the lease anyway; only another instance,
+            // or this one after a restart, would not know of it.
+            logger.error("lease not stored", metadata: ["user": "\(user)", "error": "\(error)"])
+        }
+    }
+
+    /// scrypt is memory-hard: it runs on the process's hashing threads (one
+    /// per core), which keeps its memory bounded however many clients log
+    /// in at once.
+    private func hashing<T: Sendable, E: Error>(for session: Session, _ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
+        hashCount.add(1, ordering: .relaxed)
+        let asked = ContinuousClock.now
+        return try HashingThreads.shared.run(for: session.peerAddress, standing: session.standing) { [self] () -> Result<T, E> in
+            let started = ContinuousClock.now
+            HashWaitMetrics.shared.wait.record(duration: started - asked)
+            defer {
+                // Racing updates may lose a sample; an average does not mind.
+                let sample = Self.nanoseconds(ContinuousClock.now - started)
+                let average = hashNanoseconds.load(ordering: .relaxed)
+                hashNanoseconds.store(average - average / 8 + sample / 8, ordering: .relaxed)
+            }
+            do throws(E) { return .success(try body()) } catch { return .failure(error) }
+        }.get()
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+    }
+}
