@@ -58,11 +58,19 @@ let package = Package(
             name: "BlogPages",
             dependencies: ["BlogModel", "BlogWire", "CLinux", .product(name: "Metrics", package: "swift-metrics")]
         ),
+        // The limits every door shares: the address key (IPv4, IPv6 /64),
+        // token buckets, the connection table, held refusals, the
+        // low-priority worker threads.
+        .target(
+            name: "BlogLimits",
+            dependencies: ["BlogWire", "CLinux", .product(name: "Metrics", package: "swift-metrics")]
+        ),
         // Passwords, login leases, the login throttle, access tokens.
         .target(
             name: "BlogAuth",
             dependencies: [
                 "BlogModel",
+                "BlogLimits",
                 "BlogWire",
                 "CLinux",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -118,6 +126,7 @@ let package = Package(
             name: "BlogServer",
             dependencies: [
                 "BlogCore",
+                "BlogLimits",
                 "BlogModel",
                 "BlogAuth",
                 "BlogWire",
@@ -131,6 +140,7 @@ let package = Package(
         .target(
             name: "BlogWeb",
             dependencies: [
+                "BlogLimits",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -147,6 +157,7 @@ let package = Package(
             name: "BlogApp",
             dependencies: [
                 "BlogCore",
+                "BlogLimits",
                 "BlogModel",
                 "BlogPages",
                 "BlogAuth",
@@ -164,6 +175,7 @@ let package = Package(
                 "BlogApp",
                 "BlogAuth",
                 "BlogCore",
+                "BlogLimits",
                 "BlogModel",
                 "BlogPages",
                 "BlogWire",
@@ -213,11 +225,12 @@ let package = Package(
             path: "Tests/BlogTestSupport"
         ),
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),
+        .testTarget(name: "BlogLimitsTests", dependencies: ["BlogLimits"]),
         // The module map, checked against the manifest and every import.
         .testTarget(name: "PackageLayoutTests"),
         .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
         .testTarget(name: "BlogAppTests", dependencies: [
-            "BlogApp", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport", "BlogPhotos",
+            "BlogApp", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogLimits", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport", "BlogPhotos",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -246,7 +259,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BlogServerTests", dependencies: [
-            "BlogServer", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogWire", "BlogSockets", "BlogTestSupport", "CLinux",
+            "BlogServer", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogLimits", "BlogWire", "BlogSockets",
+            "BlogTestSupport", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogSockets", "BlogTestSupport"]),

@@ -127,6 +127,7 @@ extension WebClient {
         case .controlCharacters: "The text holds control characters."
         case .badCoordinate: "A place is a latitude from -90 to 90 and a longitude from -180 to 180, as decimals."
         case .badPostID, .invalidUTF8, .wrongFieldCount: "The form was not understood."
+        case .contentTooLong(let maxBytes): "The text is longer than \(WebRefusal.size(maxBytes))."
         }
     }
 }

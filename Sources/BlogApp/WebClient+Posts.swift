@@ -215,11 +215,8 @@ extension WebClient {
     /// text within the configured `max_message_bytes` (as Micropub holds it).
     func validated(_ draft: AppPages.Draft, withPlace: Bool) -> Result<(String, String, Place?), FormProblem> {
         do {
-            let title = try FieldRules.title(draft.title)
-            let content = try FieldRules.content(draft.content)
-            guard content.utf8.count <= backend.maxTextBytes else {
-                return .failure(FormProblem("The text is longer than \(WebRefusal.size(backend.maxTextBytes))."))
-            }
+            let title = try Title(draft.title).value
+            let content = try PostText(draft.content, maxBytes: backend.maxTextBytes).value
             var place: Place?
             if withPlace {
                 let latitude = draft.latitude.trimmingCharacters(in: .whitespaces)

@@ -34,6 +34,7 @@ public enum InvalidArgument: Error, Equatable, Sendable, CustomStringConvertible
         case .controlCharacters: "control characters are not allowed"
         case .badPostID: "a post id is a whole number from 1, up to 18 digits"
         case .badCoordinate: "a latitude is a decimal from -90 to 90, a longitude from -180 to 180 (at most \(Place.maxDecimals) decimals)"
+        case .contentTooLong(let maxBytes): "the text is longer than \(maxBytes) bytes"
         }
     }
 }

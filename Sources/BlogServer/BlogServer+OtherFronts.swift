@@ -4,6 +4,7 @@ import BlogSockets
 import BlogWire
 import Dispatch
 import Synchronization
+import BlogLimits
 
 extension BlogServer {
     /// Carries out `request` for another front door (the web client,

@@ -5,6 +5,7 @@ import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import BlogLimits
 #endif
 
 /// The TCP server of the blog protocol: listening sockets, event loops that
@@ -96,11 +97,12 @@ public final class BlogServer: Sendable {
         self.service = service
         self.options = options
         self.logger = logger
-        let exempt = Set(options.budgetExempt.compactMap { try? AddressKey(SocketAddress(ip: $0, port: 0)) })
+        let exempt = Set(options.budgetExempt.compactMap { AddressKey(text: $0) })
         let maxConnections = options.maxConnections > 0 ? options.maxConnections
             : Self.automaticMaxConnections(reserving: options.reservedDescriptors)
         self.limits = ConnectionLimits(maxConnections: maxConnections,
-                                       maxPerAddress: options.maxConnectionsPerAddress, exempt: exempt)
+                                       maxPerAddress: options.maxConnectionsPerAddress, exempt: exempt,
+                                       metrics: ConnectionMetrics.shared.admission)
         self.refusals = RefusalLog(logger: logger)
         // Made with the server, so that /metrics shows them from the start.
         _ = (RequestMetrics.shared, ConnectionMetrics.shared, LaneMetrics.shared, BudgetMetrics.shared)

@@ -1,6 +1,7 @@
 import BlogCore
 import BlogModel
 import BlogWire
+import BlogLimits
 
 /// Where a complete message goes: three lanes, so that no kind of request
 /// waits behind another.

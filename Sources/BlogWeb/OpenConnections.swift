@@ -1,3 +1,4 @@
+import BlogLimits
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -17,7 +18,7 @@ import Synchronization
 final class OpenConnections: Sendable {
     private struct Entry {
         let channel: any Channel
-        let address: String?
+        let address: AddressKey?
         let idle: IdleMark
     }
 
@@ -41,7 +42,7 @@ final class OpenConnections: Sendable {
 
     private struct Table {
         var entries: [ObjectIdentifier: Entry] = [:]
-        var perAddress: [String: Int] = [:]
+        var perAddress: [AddressKey: Int] = [:]
         /// Stopping: no newcomer is taken in.
         var closing = false
     }
@@ -148,21 +149,12 @@ final class OpenConnections: Sendable {
         table.perAddress[address] = left > 0 ? left : nil
     }
 
-    /// An IPv4 address, or the /64 of an IPv6 one (a host commonly holds a
-    /// whole /64 and could otherwise open a connection from each address).
-    static func key(_ address: SocketAddress) -> String? {
+    /// Whose place a connection takes (`AddressKey`: an IPv6 /64 is one).
+    static func key(_ address: SocketAddress) -> AddressKey? {
         switch address {
-        case .v4(let v4):
-            return address.ipAddress ?? "\(v4.address.sin_addr.s_addr)"
-        case .v6(let v6):
-            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0.prefix(8)) }
-            // An IPv4-mapped address is its IPv4 address.
-            if bytes == [0, 0, 0, 0, 0, 0, 0, 0], let ip = address.ipAddress, ip.hasPrefix("::ffff:") {
-                return String(ip.dropFirst(7))
-            }
-            return bytes.map { String($0, radix: 16) }.joined(separator: ".") + "/64"
-        case .unixDomainSocket:
-            return nil
+        case .v4(let v4): withUnsafeBytes(of: v4.address.sin_addr) { AddressKey(ipBytes: $0) }
+        case .v6(let v6): withUnsafeBytes(of: v6.address.sin6_addr) { AddressKey(ipBytes: $0) }
+        case .unixDomainSocket: nil
         }
     }
 

@@ -1,3 +1,4 @@
+import BlogLimits
 extension WebServer {
     /// What one client may take of the web server: the defences against
     /// huge headers, slow or silent clients and connection floods.
@@ -55,8 +56,9 @@ extension WebServer {
         /// are held before they are sent, as the blog port holds
         /// `err:BUSY`: one given before the body is read (an upload over
         /// its address's budget, then the connection closes), and any
-        /// `429` it answers (a login flood). Default 1 second.
-        public var refusalDelay: Duration = .seconds(1)
+        /// `429` it answers (a login flood). Default 1 second
+        /// (`RefusalHold`, the same for every door).
+        public var refusalHold = RefusalHold.standard
 
         public init(maxHeaderBytes: Int = 16 * 1024, timeout: Duration = .seconds(10), maxConnections: Int = 4096,
                     maxConnectionsPerAddress: Int = 32, cacheBytes: Int = 64 << 20, applicationThreads: Int = 4,

@@ -1,3 +1,4 @@
+import BlogLimits
 import Foundation
 import Logging
 import NIOCore
@@ -121,7 +122,7 @@ public final class WebServer: Sendable {
         let runner = application.map {
             ApplicationRunner(application: $0, threads: limits.applicationThreads, maxWaiting: limits.maxApplicationRequests,
                               bodies: BodyBudget(maxTotal: limits.maxBodyBytes, maxPerAddress: limits.maxBodyBytesPerAddress),
-                              refusalDelay: TimeAmount(limits.refusalDelay))
+                              refusalDelay: TimeAmount(limits.refusalHold.duration))
         }
         var setUp = ConnectionSetUp(files: files, limits: limits, connections: connections, accessLog: accessLog,
                                     pending: slowReplies, logger: logger)

@@ -14,4 +14,7 @@ public enum FieldError: Error, Equatable, Sendable {
     case badPostID
     /// A latitude or longitude that is not a plain decimal within range.
     case badCoordinate
+    /// A post's text longer than the configured limit (`PostText`); on
+    /// the blog port the frame's limit refuses such a message first.
+    case contentTooLong(maxBytes: Int)
 }

@@ -5,10 +5,10 @@
 /// Strict on purpose: an address a proxy writes is machine-made, so
 /// anything unusual (leading zeros, which some parsers read as octal,
 /// zone ids, brackets, spaces) is more likely an attack than a typo.
-enum IPAddressText {
+package enum IPAddressText {
     /// `a.b.c.d`: four decimal numbers 0–255 without leading zeros (as
     /// glibc's `inet_pton`). Returns the 4 bytes, or nil.
-    static func ipv4<S: Collection<UInt8>>(_ text: S) -> [UInt8]? {
+    package static func ipv4<S: Collection<UInt8>>(_ text: S) -> [UInt8]? {
         var bytes: [UInt8] = []
         var value = 0
         var digits = 0
@@ -39,7 +39,7 @@ enum IPAddressText {
     /// hex digits, one `::` standing for one or more zero groups, and an
     /// optional dotted IPv4 address as the last 32 bits. Returns the 16
     /// bytes, or nil.
-    static func ipv6<S: Collection<UInt8>>(_ text: S) -> [UInt8]? {
+    package static func ipv6<S: Collection<UInt8>>(_ text: S) -> [UInt8]? {
         let chars = Array(text)
         guard chars.count >= 2, chars.count <= 45 else { return nil }
         var head: [UInt16] = []      // groups before "::"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BlogCore
+import BlogLimits
 import BlogModel
 import BlogServer
 import BlogWeb
@@ -125,10 +126,7 @@ struct Serve: AsyncParsableCommand {
                 }
                 web = try await WebServer(folder: URL(fileURLWithPath: settings.publicFolder), host: settings.host,
                                           port: httpPort, logger: Logger(label: "blogd.http"),
-                                          limits: WebServer.Limits(maxHeaderBytes: settings.httpMaxHeaderBytes,
-                                                                   timeout: .milliseconds(Int64(settings.httpTimeout * 1000)),
-                                                                   maxConnections: settings.httpMaxConnections,
-                                                                   maxConnectionsPerAddress: settings.httpMaxConnectionsPerAddress),
+                                          limits: Self.webLimits(settings),
                                           health: { [store] in
                                               // Healthy: the database answers. A stopping server has
                                               // closed its port already, which a balancer sees too.
@@ -231,7 +229,7 @@ struct Serve: AsyncParsableCommand {
         options.budgetExempt = settings.budgetExempt
         options.proxyProtocol = settings.proxyProtocol
         options.trustedProxies = settings.trustedProxies
-        options.connection.busyDelay = settings.busyDelay
+        options.connection.refusalHold = RefusalHold(seconds: settings.busyDelay)
         options.connection.keepAlive = settings.keepAlive
         options.connection.maxMessageBytes = settings.maxMessageBytes
         options.connection.readTimeout = settings.readTimeout
@@ -270,4 +268,16 @@ struct Serve: AsyncParsableCommand {
 /// no page names `http://localhost/` to a reader elsewhere.
 func micropubLink(_ settings: BlogConfig) -> String {
     (settings.baseURL.map { _ in settings.effectiveBaseURL } ?? "/") + PageRenderer.micropubPath
+}
+
+extension Serve {
+    /// The web server's limits, its refusals held as the blog port's are.
+    static func webLimits(_ settings: BlogConfig) -> WebServer.Limits {
+        var limits = WebServer.Limits(maxHeaderBytes: settings.httpMaxHeaderBytes,
+                                      timeout: .milliseconds(Int64(settings.httpTimeout * 1000)),
+                                      maxConnections: settings.httpMaxConnections,
+                                      maxConnectionsPerAddress: settings.httpMaxConnectionsPerAddress)
+        limits.refusalHold = RefusalHold(seconds: settings.busyDelay)
+        return limits
+    }
 }

@@ -2,6 +2,7 @@
 import BlogCore
 import BlogSockets
 import Testing
+import BlogLimits
 
 /// A full table is no wall: a newcomer from an address under its fair share
 /// takes the place of the connection that has waited longest for a

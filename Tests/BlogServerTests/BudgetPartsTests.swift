@@ -1,6 +1,7 @@
 import BlogSockets
 @testable import BlogServer
 import Testing
+import BlogLimits
 
 /// The pieces of the per-address budgets, without sockets or clocks.
 @Suite("Budgets: keys, buckets, limits")

@@ -2,6 +2,7 @@ import BlogCore
 @testable import BlogServer
 import Foundation
 import Testing
+import BlogLimits
 
 /// Per-address budgets and the lanes, over real loopback sockets. Counts,
 /// not timings: a flood's hashes are bounded, a cheap request is answered
@@ -135,7 +136,7 @@ struct BudgetTests {
         let f = try ServerFixture {
             $0.hashBurstPerAddress = 1
             $0.maxConnectionsPerAddress = 1
-            $0.connection.busyDelay = 1
+            $0.connection.refusalHold = RefusalHold(seconds: 1)
         }
         defer { f.tearDown() }
         #expect(try Self.ask(f, "login:a:x[E];", from: Self.hostile) == "log:NA[E];")

@@ -1,6 +1,7 @@
 import BlogServer
 import BlogWire
 import Testing
+import BlogLimits
 
 /// The limits a peer runs into, backpressure, and a graceful stop, as the
 /// machine decides them.
@@ -84,7 +85,7 @@ struct ConnectionMachineLimitTests {
     /// A refusal is held back for the busy delay: nothing is read or sent
     /// meanwhile, so a refused client waits instead of coming straight back.
     @Test func errBusyWaitsForTheBusyDelay() {
-        var machine = makeMachine { $0.busyDelay = 1 }
+        var machine = makeMachine { $0.refusalHold = RefusalHold(seconds: 1) }
         #expect(machine.reject(with: .busy, at: t0) == [.armTimer(t0.adding(seconds: 1)), .pauseReading])
         #expect(machine.phase == .refusing(.busy))
         #expect(machine.received(bytes("login:a:b[E];"), at: t0) == [])
@@ -94,7 +95,7 @@ struct ConnectionMachineLimitTests {
     }
 
     @Test func aBusyAnswerWaitsTooAndAResetEndsTheWait() {
-        var machine = started(keepAlive: true) { $0.busyDelay = 2 }
+        var machine = started(keepAlive: true) { $0.refusalHold = RefusalHold(seconds: 2) }
         _ = machine.received(bytes("login:a:b[E];x[E];"), at: t0)
         #expect(machine.answered(.busy, at: t1) == [.armTimer(t1.adding(seconds: 2)), .pauseReading])
         #expect(machine.failed() == [.close])

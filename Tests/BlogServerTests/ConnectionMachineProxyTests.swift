@@ -1,6 +1,7 @@
 import BlogServer
 import BlogWire
 import Testing
+import BlogLimits
 
 /// The PROXY protocol in the connection's rules, without sockets: a trusted
 /// proxy's header first, an untrusted peer's header refused, nothing
@@ -18,7 +19,7 @@ struct ConnectionMachineProxyTests {
         options.keepAlive = keepAlive
         options.readTimeout = 10
         options.lingerTimeout = 5
-        options.busyDelay = 0
+        options.refusalHold = .none
         var machine = ConnectionMachine(options: options, proxy: .trustedProxy)
         _ = machine.start(at: t0)
         return machine
@@ -26,7 +27,7 @@ struct ConnectionMachineProxyTests {
 
     private func untrusted() -> ConnectionMachine {
         var options = ConnectionMachine.Options()
-        options.busyDelay = 0
+        options.refusalHold = .none
         options.lingerTimeout = 5
         var machine = ConnectionMachine(options: options, proxy: .untrustedPeer)
         _ = machine.start(at: t0)
@@ -75,7 +76,7 @@ struct ConnectionMachineProxyTests {
 
     @Test func busyWaitsForTheBusyDelayAfterTheHeaderToo() {
         var options = ConnectionMachine.Options()
-        options.busyDelay = 1
+        options.refusalHold = RefusalHold(seconds: 1)
         var machine = ConnectionMachine(options: options, proxy: .trustedProxy)
         _ = machine.start(at: t0)
         _ = machine.received(Self.v1Line, at: t0)

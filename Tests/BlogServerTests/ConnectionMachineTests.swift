@@ -1,6 +1,7 @@
 import BlogServer
 import BlogWire
 import Testing
+import BlogLimits
 
 /// The connection's rules without sockets: each test feeds events and
 /// checks the actions, with time passed in by hand.
@@ -171,7 +172,7 @@ func makeMachine(keepAlive: Bool = false, _ configure: (inout ConnectionMachine.
     options.keepAlive = keepAlive
     options.readTimeout = 10
     options.lingerTimeout = 5
-    options.busyDelay = 0
+    options.refusalHold = .none
     configure(&options)
     return ConnectionMachine(options: options)
 }

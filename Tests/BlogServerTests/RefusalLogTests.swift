@@ -2,6 +2,7 @@
 import Logging
 import Synchronization
 import Testing
+import BlogLimits
 
 /// Refusals are logged as a rate: the first at once, then one line per
 /// interval with the counts, however many connections a crowd opens.

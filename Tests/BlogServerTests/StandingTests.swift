@@ -5,6 +5,7 @@ import BlogCore
 import BlogSockets
 import Testing
 import BlogAuth
+import BlogLimits
 
 /// Addresses with a recent success go first in the hash lane, new ones
 /// next, failing ones last; only the first may fill it.

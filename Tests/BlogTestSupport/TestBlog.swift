@@ -95,7 +95,7 @@ public final class TestBlog: @unchecked Sendable {
             options.postBurstBytesPerAddress = 1 << 40
             options.maxHashWait = 3600
             // err:BUSY at once, unless a test of the delay asks for one.
-            options.connection.busyDelay = 0
+            options.connection.refusalHold = .none
             options.connection.lingerTimeout = lingerTimeout
             configure(&options)
             precondition(options.port != 51515, "tests never use the production port")

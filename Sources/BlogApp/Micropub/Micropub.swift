@@ -428,16 +428,11 @@ public struct Micropub: WebApplication {
     /// configured `max_message_bytes`, as the web client holds it: the
     /// same on create and on update.
     func checked(title: String, content: String) throws(MicropubError) -> (String, String) {
-        let checked: (String, String)
         do {
-            checked = (try FieldRules.title(title), try FieldRules.content(content))
+            return (try Title(title).value, try PostText(content, maxBytes: backend.maxTextBytes).value)
         } catch {
             throw .invalidRequest(WebClient.explain(error))
         }
-        guard checked.1.utf8.count <= backend.maxTextBytes else {
-            throw .invalidRequest("content is longer than \(WebRefusal.size(backend.maxTextBytes)).")
-        }
-        return checked
     }
 
     /// HTML content within the text's limit, without control characters

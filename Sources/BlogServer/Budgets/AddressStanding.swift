@@ -3,6 +3,7 @@ import BlogModel
 import BlogWire
 import Synchronization
 import BlogAuth
+import BlogLimits
 
 /// How each address's password hashes went lately, which decides where its
 /// next register or login waits (`Standing`): addresses with a recent

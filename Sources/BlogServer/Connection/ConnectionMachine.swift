@@ -1,4 +1,5 @@
 import BlogWire
+import BlogLimits
 
 /// The life of one client connection, without sockets or clocks: bytes and
 /// events in, actions out.
@@ -42,11 +43,9 @@ public struct ConnectionMachine: Sendable {
         /// Reply bytes queued for a peer that does not read, beyond which no
         /// more messages are taken (nor read).
         public var maxQueuedReplyBytes = 64 * 1024
-        /// Seconds an `err:BUSY` waits before it is sent, the connection
-        /// neither read nor answered meanwhile. A client told to come back
-        /// later otherwise comes back at once: a flood of them would turn
-        /// into a flood of connections, paid for with everyone's CPU.
-        public var busyDelay = 1.0
+        /// How long an `err:BUSY` waits before it is sent (`RefusalHold`,
+        /// the same for every door).
+        public var refusalHold = RefusalHold.standard
 
         public init() {}
     }
@@ -416,9 +415,9 @@ public struct ConnectionMachine: Sendable {
     /// one); until then the connection is neither read nor answered.
     private mutating func refuse(_ reply: Reply, answering: Bool, at now: Moment) {
         refusalAnswers = answering
-        guard options.busyDelay > 0 else { return sendRefusal(reply, at: now) }
+        guard options.refusalHold.isHeld else { return sendRefusal(reply, at: now) }
         phase = .refusing(reply)
-        setTimer(now.adding(seconds: options.busyDelay))
+        setTimer(options.refusalHold.release(after: now))
         updateReading()
     }
 

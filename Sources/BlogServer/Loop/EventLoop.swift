@@ -7,6 +7,7 @@ import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import BlogLimits
 #endif
 
 /// One epoll thread that owns its connections: it accepts them, reads,

@@ -1,3 +1,4 @@
+import BlogLimits
 /// The connections of one event loop that wait for a message, in the
 /// order they began to wait: the first is the one that has waited longest.
 ///

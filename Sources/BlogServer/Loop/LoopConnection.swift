@@ -1,6 +1,7 @@
 import BlogCore
 import BlogModel
 import BlogSockets
+import BlogLimits
 
 /// What an event loop keeps of one connection: the socket, the machine
 /// that decides, and the loop's own bookkeeping for it. Touched only on

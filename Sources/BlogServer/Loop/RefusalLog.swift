@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+import BlogLimits
 
 /// Connections turned away, logged as a rate: the first at once, then at
 /// most one line per `interval` with the counts since the last line. A

@@ -1,6 +1,7 @@
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import BlogLimits
 #endif
 
 /// Where the event loops read the time: the system's monotonic clock, or a

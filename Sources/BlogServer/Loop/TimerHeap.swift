@@ -1,3 +1,4 @@
+import BlogLimits
 /// The timers of one event loop: a binary min-heap of (moment, token).
 ///
 /// Each connection has at most one armed moment. Re-arming later does not

@@ -1,5 +1,6 @@
 import BlogCore
 import BlogModel
+import BlogLimits
 import Metrics
 
 /// The blog port's connections, counted: accepted, open now, refused by
@@ -15,4 +16,9 @@ struct ConnectionMetrics: Sendable {
     /// The address (or IPv6 /64) held its share already.
     let refusedPerAddress = Counter(label: MetricName.connectionsRefused, dimensions: [("reason", "per_address")])
     let evicted = Counter(label: MetricName.connectionsEvicted)
+
+    /// The counters the connection table keeps.
+    var admission: AdmissionMetrics {
+        AdmissionMetrics(accepted: accepted, refusedOverLimit: refusedOverLimit, refusedPerAddress: refusedPerAddress)
+    }
 }

@@ -1,3 +1,4 @@
+import BlogLimits
 import NIOCore
 import NIOPosix
 import Synchronization

@@ -89,7 +89,7 @@ public enum ConfigKeys {
         Key(name: "budget_exempt", summary: "addresses without budgets (comma-separated in env)") {
             $0.budgetExempt.joined(separator: ",")
         },
-        Key(name: "busy_delay", summary: "seconds before a refused connection is answered") { "\($0.busyDelay)" },
+        Key(name: "busy_delay", summary: "seconds a refusal (err:BUSY, 429) is held before it is sent, on every door") { "\($0.busyDelay)" },
         Key(name: "proxy_protocol", summary: "expect a PROXY protocol header from trusted proxies") {
             "\($0.proxyProtocol)"
         },

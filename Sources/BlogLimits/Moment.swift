@@ -19,6 +19,12 @@ public struct Moment: Comparable, Hashable, Sendable, CustomStringConvertible {
         nanoseconds > earlier.nanoseconds ? Double(nanoseconds - earlier.nanoseconds) / 1e9 : 0
     }
 
+    /// The moment `seconds` after the clock's start (a `Date`'s seconds
+    /// since 1970 serve where a wall clock is all there is).
+    public init(seconds: Double) {
+        nanoseconds = UInt64(max(0, seconds) * 1e9)
+    }
+
     public static func < (a: Moment, b: Moment) -> Bool { a.nanoseconds < b.nanoseconds }
 
     public var description: String { "\(Double(nanoseconds) / 1e9) s" }

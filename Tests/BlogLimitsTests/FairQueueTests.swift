@@ -1,6 +1,5 @@
 import Testing
-@testable import BlogAuth
-@testable import BlogCore
+import BlogLimits
 
 /// The hashing threads take waiting hashes by owner in turn.
 @Suite("FairQueue")

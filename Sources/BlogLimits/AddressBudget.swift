@@ -10,17 +10,17 @@ import Synchronization
 ///
 ///     let hashes = AddressBudget(perSecond: 2, burst: 10)
 ///     guard hashes.take(for: key, at: now) else { return .busy }
-final class AddressBudget: Sendable {
+public final class AddressBudget: Sendable {
     private let buckets: Mutex<TokenBuckets>
     private let exempt: Set<AddressKey>
 
-    init(perSecond rate: Double, burst: Double, exempt: Set<AddressKey> = []) {
-        buckets = Mutex(TokenBuckets(rate: rate, burst: max(1, burst)))
+    public init(perSecond rate: Double, burst: Double, exempt: Set<AddressKey> = [], capacity: Int = 100_000) {
+        buckets = Mutex(TokenBuckets(rate: rate, burst: max(1, burst), capacity: capacity))
         self.exempt = exempt
     }
 
     /// A new rate and burst (a reload).
-    func set(perSecond rate: Double, burst: Double) {
+    public func set(perSecond rate: Double, burst: Double) {
         buckets.withLock {
             $0.rate = max(0, rate)
             $0.burst = max(1, burst)
@@ -28,8 +28,22 @@ final class AddressBudget: Sendable {
     }
 
     /// Takes `amount` for `key`; false when the address is over its budget.
-    func take(_ amount: Double = 1, for key: AddressKey, at now: Moment) -> Bool {
+    public func take(_ amount: Double = 1, for key: AddressKey, at now: Moment) -> Bool {
         guard !exempt.contains(key) else { return true }
         return buckets.withLock { $0.take(amount, for: key, at: now) }
     }
+
+    /// Charges `key` for work done whatever its budget (`TokenBuckets.charge`).
+    public func charge(_ amount: Double, for key: AddressKey, at now: Moment) {
+        guard !exempt.contains(key) else { return }
+        buckets.withLock { $0.charge(amount, for: key, at: now) }
+    }
+
+    /// What `key` could spend now.
+    public func available(for key: AddressKey, at now: Moment) -> Double {
+        buckets.withLock { $0.tokens(for: key, at: now) }
+    }
+
+    /// Addresses remembered (for tests).
+    public var count: Int { buckets.withLock { $0.count } }
 }

@@ -1,6 +1,7 @@
 import Synchronization
 
-/// Bytes of request bodies being read, bounded in all and per address: a
+/// Bytes of request bodies being read, bounded in all and per address
+/// (`AddressKey`: an IPv6 /64 is one address): a
 /// body is held in memory until its request is answered, so without a
 /// bound, connections trickling large uploads (32 an address, thousands
 /// in all) would hold gigabytes. A request whose body does not fit is
@@ -8,24 +9,25 @@ import Synchronization
 ///
 ///     guard budget.reserve(length, for: peer) else { /* 503 */ }
 ///     defer { budget.release(length, for: peer) }
-final class BodyBudget: Sendable {
+public final class BodyBudget: Sendable {
     private struct State {
         var total = 0
-        var byAddress: [String: Int] = [:]
+        var byAddress: [AddressKey: Int] = [:]
     }
 
-    let maxTotal: Int
-    let maxPerAddress: Int
+    public let maxTotal: Int
+    public let maxPerAddress: Int
     private let state = Mutex(State())
 
-    init(maxTotal: Int, maxPerAddress: Int) {
+    public init(maxTotal: Int, maxPerAddress: Int) {
         self.maxTotal = maxTotal
         self.maxPerAddress = maxPerAddress
     }
 
     /// Takes `bytes` for `address`; false (and nothing taken) when either
     /// bound would be passed.
-    func reserve(_ bytes: Int, for address: String) -> Bool {
+    public func reserve(_ bytes: Int, for address: String) -> Bool {
+        let address = AddressKey.of(address)
         guard bytes > 0 else { return true }
         return state.withLock { state in
             let mine = state.byAddress[address, default: 0]
@@ -36,7 +38,8 @@ final class BodyBudget: Sendable {
         }
     }
 
-    func release(_ bytes: Int, for address: String) {
+    public func release(_ bytes: Int, for address: String) {
+        let address = AddressKey.of(address)
         guard bytes > 0 else { return }
         state.withLock { state in
             state.total -= bytes
@@ -46,5 +49,5 @@ final class BodyBudget: Sendable {
     }
 
     /// Bytes reserved now (for tests).
-    var reserved: Int { state.withLock { $0.total } }
+    public var reserved: Int { state.withLock { $0.total } }
 }

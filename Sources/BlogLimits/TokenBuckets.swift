@@ -10,19 +10,19 @@
 ///
 ///     var buckets = TokenBuckets(rate: 2, burst: 10)
 ///     if buckets.take(for: key, at: now) { /* hash the password */ } else { /* err:BUSY */ }
-struct TokenBuckets: Sendable {
+public struct TokenBuckets: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: Moment
     }
 
     /// Changed by a reload: buckets keep their tokens, capped by the new burst.
-    var rate: Double
-    var burst: Double
-    let capacity: Int
+    public var rate: Double
+    public var burst: Double
+    public let capacity: Int
     private var buckets: [AddressKey: Bucket] = [:]
 
-    init(rate: Double, burst: Double, capacity: Int = 100_000) {
+    public init(rate: Double, burst: Double, capacity: Int = 100_000) {
         precondition(rate >= 0 && burst >= 1 && capacity >= 1)
         self.rate = rate
         self.burst = burst
@@ -30,10 +30,10 @@ struct TokenBuckets: Sendable {
     }
 
     /// Addresses remembered (for tests).
-    var count: Int { buckets.count }
+    public var count: Int { buckets.count }
 
     /// Takes `amount` tokens for `key`: false when its bucket holds fewer.
-    mutating func take(_ amount: Double = 1, for key: AddressKey, at now: Moment) -> Bool {
+    public mutating func take(_ amount: Double = 1, for key: AddressKey, at now: Moment) -> Bool {
         var bucket = refilled(buckets[key], at: now)
         guard bucket.tokens >= amount else {
             buckets[key] = bucket
@@ -46,8 +46,19 @@ struct TokenBuckets: Sendable {
     }
 
     /// Tokens `key` could spend now.
-    func tokens(for key: AddressKey, at now: Moment) -> Double {
+    public func tokens(for key: AddressKey, at now: Moment) -> Double {
         refilled(buckets[key], at: now).tokens
+    }
+
+    /// Takes `amount` from `key` whether it has it or not, down to a debt
+    /// of one burst: for work already done, such as a body read to its
+    /// end and dropped. The address waits until its bucket refills.
+    public mutating func charge(_ amount: Double, for key: AddressKey, at now: Moment) {
+        guard amount > 0 else { return }
+        var bucket = refilled(buckets[key], at: now)
+        bucket.tokens = max(-burst, bucket.tokens - amount)
+        if buckets[key] == nil && buckets.count >= capacity { evict(at: now) }
+        buckets[key] = bucket
     }
 
     private func refilled(_ bucket: Bucket?, at now: Moment) -> Bucket {

@@ -1,8 +1,8 @@
-import BlogSockets
+import Metrics
 import Synchronization
 
 /// How a new connection is taken.
-enum Admission: Sendable, Equatable {
+public enum Admission: Sendable, Equatable {
     /// Served: counts against the limits until its socket is closed.
     case served
     /// Over a limit: gets `err:BUSY` and is closed.
@@ -25,40 +25,43 @@ enum Admission: Sendable, Equatable {
 /// (`reserveAddress`). The total is one atomic compare-and-exchange, so no two loops
 /// can both take the last place; the per-address counts sit under a lock
 /// held for a dictionary update.
-final class ConnectionLimits: Sendable {
+public final class ConnectionLimits: Sendable {
     /// Changed at run time by a reload (`set`); a lower limit takes no
     /// connection away, it only refuses new ones until the count is under it.
-    var maxConnections: Int { maxConnectionsNow.load(ordering: .relaxed) }
-    var maxPerAddress: Int { maxPerAddressNow.load(ordering: .relaxed) }
+    public var maxConnections: Int { maxConnectionsNow.load(ordering: .relaxed) }
+    public var maxPerAddress: Int { maxPerAddressNow.load(ordering: .relaxed) }
     private let maxConnectionsNow: Atomic<Int>
     private let maxPerAddressNow: Atomic<Int>
     /// Addresses without a limit of their own.
-    let exempt: Set<AddressKey>
+    public let exempt: Set<AddressKey>
+    private let metrics: AdmissionMetrics
     private let served = Atomic<Int>(0)
     private let rejected = Atomic<Int>(0)
     private let accepted = Atomic<Int>(0)
     private let perAddress = Mutex<[AddressKey: Int]>([:])
 
-    init(maxConnections: Int, maxPerAddress: Int, exempt: Set<AddressKey> = []) {
+    public init(maxConnections: Int, maxPerAddress: Int, exempt: Set<AddressKey> = [],
+                metrics: AdmissionMetrics = AdmissionMetrics()) {
+        self.metrics = metrics
         maxConnectionsNow = Atomic(max(1, maxConnections))
         maxPerAddressNow = Atomic(max(1, maxPerAddress))
         self.exempt = exempt
     }
 
     /// New limits (a reload).
-    func set(maxConnections: Int, maxPerAddress: Int) {
+    public func set(maxConnections: Int, maxPerAddress: Int) {
         maxConnectionsNow.store(max(1, maxConnections), ordering: .relaxed)
         maxPerAddressNow.store(max(1, maxPerAddress), ordering: .relaxed)
     }
 
     /// Connections accepted since the start, whatever became of them.
-    var acceptedCount: Int { accepted.load(ordering: .relaxed) }
+    public var acceptedCount: Int { accepted.load(ordering: .relaxed) }
 
     /// Served connections and rejected ones still closing.
-    var openCount: Int { served.load(ordering: .relaxed) + rejected.load(ordering: .relaxed) }
+    public var openCount: Int { served.load(ordering: .relaxed) + rejected.load(ordering: .relaxed) }
 
     /// Served connections from `key` right now.
-    func openCount(from key: AddressKey) -> Int {
+    public func openCount(from key: AddressKey) -> Int {
         perAddress.withLock { $0[key] ?? 0 }
     }
 
@@ -73,16 +76,16 @@ final class ConnectionLimits: Sendable {
     /// its address) before giving up. The place passes straight to the
     /// newcomer: released and taken again, another loop's accept could
     /// take it in between, and a crowd connecting fast always would.
-    func admit(from key: AddressKey?, evicting evict: () -> Bool = { false }) -> Admission? {
+    public func admit(from key: AddressKey?, evicting evict: () -> Bool = { false }) -> Admission? {
         accepted.add(1, ordering: .relaxed)
-        ConnectionMetrics.shared.accepted.increment()
+        metrics.accepted?.increment()
         if key.map(reserveAddress) ?? true {
             if reserve(served, below: maxConnections) { return .served }
             if isUnderShare(key), evict() { return .served }
             key.map(releaseAddress)
-            ConnectionMetrics.shared.refusedOverLimit.increment()
+            metrics.refusedOverLimit?.increment()
         } else {
-            ConnectionMetrics.shared.refusedPerAddress.increment()
+            metrics.refusedPerAddress?.increment()
         }
         if reserve(rejected, below: maxConnections) { return .rejected }
         return nil
@@ -90,7 +93,7 @@ final class ConnectionLimits: Sendable {
 
     /// Gives the place back when the connection's socket is closed; `key`
     /// is the address whose place it holds, if any.
-    func release(_ admission: Admission, from key: AddressKey?) {
+    public func release(_ admission: Admission, from key: AddressKey?) {
         switch admission {
         case .served:
             served.subtract(1, ordering: .relaxed)
@@ -102,19 +105,19 @@ final class ConnectionLimits: Sendable {
 
     /// An evicted connection's place, handed to the newcomer: it counts in
     /// all still, no longer for `key`.
-    func handOver(from key: AddressKey?) {
+    public func handOver(from key: AddressKey?) {
         key.map(releaseAddress)
     }
 
     /// Takes a place for a connection that is closing anyway (an evicted
     /// one, to say why); false when even those are at their limit.
-    func reserveRejected() -> Bool {
+    public func reserveRejected() -> Bool {
         reserve(rejected, below: maxConnections)
     }
 
     /// The places one address may hold when the table is full: an equal
     /// share for every address holding one.
-    var fairShare: Int {
+    public var fairShare: Int {
         let addresses = perAddress.withLock { $0.count }
         return max(1, maxConnections / max(1, addresses))
     }
@@ -136,14 +139,14 @@ final class ConnectionLimits: Sendable {
     /// Whether an idle connection of `key` may be evicted for a newcomer:
     /// its address holds more than half its fair share. Exempt addresses
     /// and unnamed ones hold no share to keep.
-    func evictable(_ key: AddressKey?) -> Bool {
+    public func evictable(_ key: AddressKey?) -> Bool {
         guard let key, !exempt.contains(key) else { return true }
         let half = halfShare
         return perAddress.withLock { ($0[key] ?? 0) > half }
     }
 
     /// Takes a place for `key` alone: false when it has none left.
-    func reserveAddress(_ key: AddressKey) -> Bool {
+    public func reserveAddress(_ key: AddressKey) -> Bool {
         guard !exempt.contains(key) else { return true }
         return perAddress.withLock { counts in
             let count = counts[key] ?? 0
@@ -153,7 +156,7 @@ final class ConnectionLimits: Sendable {
         }
     }
 
-    func releaseAddress(_ key: AddressKey) {
+    public func releaseAddress(_ key: AddressKey) {
         guard !exempt.contains(key) else { return }
         perAddress.withLock { counts in
             let count = (counts[key] ?? 1) - 1
@@ -169,5 +172,21 @@ final class ConnectionLimits: Sendable {
             current = original
         }
         return false
+    }
+}
+
+/// Where a connection table counts what it admits and refuses (each
+/// door names its own metrics).
+public struct AdmissionMetrics: Sendable {
+    public var accepted: Counter?
+    /// The table was full (and no idle connection could give its place).
+    public var refusedOverLimit: Counter?
+    /// The address (or IPv6 /64) held its share already.
+    public var refusedPerAddress: Counter?
+
+    public init(accepted: Counter? = nil, refusedOverLimit: Counter? = nil, refusedPerAddress: Counter? = nil) {
+        self.accepted = accepted
+        self.refusedOverLimit = refusedOverLimit
+        self.refusedPerAddress = refusedPerAddress
     }
 }
