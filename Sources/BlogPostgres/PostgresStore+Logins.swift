@@ -57,25 +57,15 @@ extension PostgresStore {
     /// at one failure; reaching `allowedFailures` locks for `lockout`.
     public func recordLoginFailure(userKey: String, address: String, at date: Date,
                                    policy: LoginPolicy) throws(StorageError) -> LoginFailures {
-        // Positional parameters: the staleness test is needed three times.
         var binds = PostgresBindings()
         binds.append(userKey)                                   // $1
         binds.append(address)                                   // $2
         binds.append(date.timeIntervalSince1970)                // $3
-        binds.append(Int64(clamping: policy.allowedFailures))   // $4
-        binds.append(date.timeIntervalSince1970 + policy.lockout) // $5
-        binds.append(policy.window)                             // $6
-        let stale = "((f.locked_until IS NOT NULL AND f.locked_until <= $3) OR (f.locked_until IS NULL AND $3 - f.first_failure > $6))"
-        let failures = "(CASE WHEN \(stale) THEN 1 ELSE f.failures + 1 END)"
-        let rows = try rows(PostgresQuery(unsafeSQL: """
-            INSERT INTO login_failures AS f (user_key, address, failures, first_failure, locked_until)
-            VALUES ($1, $2, 1, $3, CASE WHEN 1 >= $4 THEN $5 END)
-            ON CONFLICT (user_key, address) DO UPDATE SET
-                failures = \(failures),
-                first_failure = CASE WHEN \(stale) THEN $3 ELSE f.first_failure END,
-                locked_until = CASE WHEN \(failures) >= $4 THEN $5 WHEN \(stale) THEN NULL ELSE f.locked_until END
-            RETURNING failures, first_failure, locked_until
-            """, binds: binds)) { row in
+        binds.append(policy.window)                             // $4
+        binds.append(Int64(clamping: policy.allowedFailures))   // $5
+        binds.append(policy.lockout)                            // $6
+        let sql = LoginFailureSQL.record(parameter: { "$\($0)" })
+        let rows = try rows(PostgresQuery(unsafeSQL: sql, binds: binds)) { row in
             let (failures, first, until) = try row.decode((Int, Double, Double?).self)
             return LoginFailures(failures: failures, firstFailure: Date(timeIntervalSince1970: first),
                                  lockedUntil: until.map(Date.init(timeIntervalSince1970:)))
