@@ -66,7 +66,7 @@ public final class PostgresStore: BlogStorage {
     let lockClient: PostgresClient
     let blocking: Blocking
     let logger: Logger
-    let gate = Gate()
+    let gate = StoreGate()
     private let running: Mutex<[Task<Void, Never>]>
 
     /// Connects to the database at `location`, and (with `migrate`) brings

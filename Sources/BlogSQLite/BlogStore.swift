@@ -12,7 +12,7 @@ public final class BlogStore: BlogStorage {
     let pool: DatabasePool
     /// Inserts from many clients share transactions (and fsyncs).
     let commits: GroupCommit
-    let gate = CloseGate()
+    let gate = StoreGate()
     let pageLocks: PageLockFile
     /// Each recently written blog's newest posts, for the page writer.
     let newest = NewestPostsCache()
