@@ -166,9 +166,12 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
-        // libFuzzer target for the codec: scripts/fuzz.sh builds it with
+        // libFuzzer targets for every parser of untrusted input (picked by
+        // BLOGFUZZ_TARGET): scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address; a plain build replays inputs instead.
-        .executableTarget(name: "BlogFuzz", dependencies: ["BlogWire", "BlogCore"]),
+        .executableTarget(name: "BlogFuzz", dependencies: [
+            "BlogWire", "BlogCore", "BlogApp", "BlogPhotos", .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
         .target(
             name: "BlogTestSupport",
             dependencies: ["BlogCore", "BlogSQLite", "BlogWire", "BlogServer", "BlogSockets", "CLinux", .product(name: "Logging", package: "swift-log")],
