@@ -216,9 +216,13 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
-        // libFuzzer target for the codec: scripts/fuzz.sh builds it with
+        // libFuzzer targets for every parser of untrusted input (picked by
+        // BLOGFUZZ_TARGET): scripts/fuzz.sh builds it with
         // -sanitize=fuzzer,address; a plain build replays inputs instead.
-        .executableTarget(name: "BlogFuzz", dependencies: ["BlogWire", "BlogCore", "BlogModel", "BlogPages"]),
+        .executableTarget(name: "BlogFuzz", dependencies: [
+            "BlogWire", "BlogCore", "BlogModel", "BlogPages", "BlogApp", "BlogPhotos",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
         .target(
             name: "BlogTestSupport",
             dependencies: ["BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogServer", "BlogSockets", "CLinux", .product(name: "Logging", package: "swift-log")],

@@ -8,7 +8,7 @@ import BlogWire
 /// against its length; anything out of place means "no position".
 ///
 ///     ExifGPS.place(in: exifBlock)   // Place(latitude: "-33.8688", longitude: "-70.6693")
-enum ExifGPS {
+public enum ExifGPS {
     private static let gpsIFDTag: UInt16 = 0x8825
     private static let latitudeRefTag: UInt16 = 1, latitudeTag: UInt16 = 2
     private static let longitudeRefTag: UInt16 = 3, longitudeTag: UInt16 = 4
@@ -19,7 +19,9 @@ enum ExifGPS {
     /// 1e-7 degrees is about 1 cm: past any phone's GPS, within `Place`'s 10.
     private static let decimals = 7
 
-    static func place(in exif: [UInt8]) -> Place? {
+    /// The position in `exif` (an EXIF block as vips or a file holds it),
+    /// or nil when it has none, a void one, or anything out of place.
+    public static func place(in exif: [UInt8]) -> Place? {
         // JPEG's APP1 keeps the "Exif\0\0" header in vips's blob; PNG's
         // eXIf, WebP's EXIF and HEIF's item start at the TIFF header.
         var tiff = exif[...]

@@ -5,7 +5,7 @@ import Foundation
 /// a file) are read by `MultipartForm` first and come here as form fields.
 ///
 ///     let (action, token) = try MicropubParser.parse(body: bytes, contentType: "application/json")
-enum MicropubParser {
+public enum MicropubParser {
     /// Arrays and objects a JSON body may nest: far more than any mf2
     /// post needs, far less than would exhaust a parser's stack.
     static let maxDepth = 16
@@ -20,6 +20,29 @@ enum MicropubParser {
         default:
             throw .invalidRequest("Send application/x-www-form-urlencoded, multipart/form-data or application/json.")
         }
+    }
+
+    /// `parse(body:contentType:)` for the fuzz target (Sources/BlogFuzz),
+    /// which sees only public API: every text of the action read, in a
+    /// fixed order, or nil when the body is refused. Nothing else calls it.
+    public static func texts(ofBody body: [UInt8], contentType: String?) -> [String]? {
+        guard let parsed = try? parse(body: body, contentType: contentType) else { return nil }
+        let (action, token) = parsed
+        func photos(_ list: [MicropubPhoto]) -> [String] { list.flatMap { [$0.url] + ($0.alt.map { [$0] } ?? []) } }
+        func values(_ map: [String: [String]]) -> [String] { map.sorted { $0.key < $1.key }.flatMap { [$0.key] + $0.value } }
+        var texts = token.map { [$0] } ?? []
+        switch action {
+        case .create(let entry):
+            texts += [entry.name, entry.content, entry.contentHTML, entry.location?.latitude, entry.location?.longitude]
+                .compactMap { $0 } + photos(entry.photos) + entry.photoAlts
+        case .update(let url, let update):
+            texts += [url] + values(update.replace) + values(update.add) + update.removeProperties + values(update.removeValues)
+                + [update.contentHTML, update.location?.latitude, update.location?.longitude].compactMap { $0 }
+                + photos(update.replacePhotos ?? []) + photos(update.addPhotos)
+        case .delete(let url), .undelete(let url):
+            texts.append(url)
+        }
+        return texts
     }
 
     /// Whether a body of `contentType` is JSON.
