@@ -12,7 +12,9 @@ extension BlogServer {
     /// on the web spends the address's hash budget and waits in the same
     /// hash lane as one over the protocol, and a post the same post budget.
     /// Blocks the calling thread until the reply: call it from a thread
-    /// that may wait, never an event loop.
+    /// that may wait, never an event loop. A post, edit or listing runs on
+    /// the calling thread itself (it is on a bounded pool already); only a
+    /// password hash waits for a hashing thread.
     ///
     ///     let outcome = server.perform(.login(user: alice, password: pw),
     ///                                  session: Session(peerAddress: "203.0.113.9"))
@@ -36,7 +38,7 @@ extension BlogServer {
         let done = DispatchSemaphore(value: 0)
         let now = options.clock.now()
         if let at = router.route(request, extras: extras, session: session, from: AddressKey(address), at: now,
-                                 done: { outcome, _ in
+                                 inline: true, done: { outcome, _ in
             answer.withLock { $0 = outcome }
             done.signal()
         }) {

@@ -58,22 +58,27 @@ final class RequestRouter: Sendable {
     /// The same for a request another front door parsed (the web client,
     /// Micropub), with the photos (uploads stored already) a `newpost` or
     /// `geopost` shows: the same budgets, lanes and metrics as the blog
-    /// port's.
+    /// port's. `inline`: a caller on a bounded pool of its own (the web's
+    /// application threads) carries out a post-lane request itself, so no
+    /// thread of its waits parked while a lane thread works.
     func route(_ request: Request, extras: PostExtras = PostExtras(), session: Session, from key: AddressKey,
-               at started: Moment, done: @escaping @Sendable (Outcome, Session) -> Void) -> Outcome? {
+               at started: Moment, inline: Bool = false,
+               done: @escaping @Sendable (Outcome, Session) -> Void) -> Outcome? {
         // The request's own command always exists.
         let command = Request.Command(rawValue: request.command) ?? .newpost
         // The photos' names and alt texts, and the HTML source, count as
         // fields do (the photos' bytes were paid for by the upload, on its
         // own front door).
         let cost = request.fields.reduce(request.command.utf8.count + extras.bytes) { $0 + 1 + $1.utf8.count }
-        return dispatch(command, cost: cost, session: session, from: key, at: started, done: done) { [service] session in
+        return dispatch(command, cost: cost, session: session, from: key, at: started, inline: inline,
+                        done: done) { [service] session in
             service.outcome(of: request, extras: extras, session: &session)
         }
     }
 
     private func dispatch(_ command: Request.Command, cost bytes: Int, session: Session, from key: AddressKey,
-                          at started: Moment, done: @escaping @Sendable (Outcome, Session) -> Void,
+                          at started: Moment, inline: Bool = false,
+                          done: @escaping @Sendable (Outcome, Session) -> Void,
                           work: @escaping @Sendable (inout Session) -> Outcome) -> Outcome? {
         var session = session
         if command.hashesPassword { session.standing = standing.standing(of: key, at: started) }
@@ -108,7 +113,7 @@ final class RequestRouter: Sendable {
                 return answer(Outcome(reply: .busy, command: command.rawValue), command, session)
             }
             LaneMetrics.shared.postDepth.increment()
-            posts.submit(job)
+            if inline { job() } else { posts.submit(job) }
             return nil
         }
         // The budget first: an address over it must not take a place in
@@ -121,7 +126,7 @@ final class RequestRouter: Sendable {
             BudgetMetrics.shared.hashLane.increment()
             return answer(Outcome(reply: .busy, command: command.rawValue), command, session)
         }
-        hashing.run(session.standing, job)
+        hashing.run(session.standing, for: key, job)
         return nil
     }
 
