@@ -70,7 +70,7 @@ extension BlogService {
                 photoFiles.remove(photos)
             }
             users.forget(user.name)
-            index.flush(0, ())
+            index.flush(0, .all)
         }
     }
 
@@ -91,7 +91,7 @@ extension BlogService {
             }
             try pageWriter.write(record)
             try storage.withPageLock(userID: record.id) { try userPages.writeFeed(record) }
-            index.flush(0, ())
+            index.flush(0, .all)
         }
     }
 
