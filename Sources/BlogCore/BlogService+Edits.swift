@@ -76,6 +76,6 @@ extension BlogService {
     /// index and the site feed, before the reply.
     func rewritePages(of owner: UserRecord, after post: PostStub, deleted: Bool) throws {
         try storage.withPageLock(userID: owner.id) { try userPages.rewrite(owner, after: post, deleted: deleted) }
-        index.flush(0, ())
+        index.flush(0, .all)
     }
 }

@@ -73,7 +73,7 @@ extension BlogService {
                 photoFiles.remove(photos)
             }
             users.forget(user.name)
-            index.flush(0, ())
+            index.flush(0, .all)
         }
     }
 
@@ -94,7 +94,7 @@ extension BlogService {
             }
             try pageWriter.write(record)
             try storage.withPageLock(userID: record.id) { try userPages.writeFeed(record) }
-            index.flush(0, ())
+            index.flush(0, .all)
         }
     }
 

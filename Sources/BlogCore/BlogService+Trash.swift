@@ -76,7 +76,7 @@ extension BlogService {
                 try userPages.rewrite(owner, after: post, deleted: true)
             }
         }
-        index.flush(0, ())
+        index.flush(0, .all)
     }
 
     /// Purges the posts that have been in the trash for `trashDays` by the

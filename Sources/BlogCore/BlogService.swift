@@ -82,7 +82,8 @@ public final class BlogService: Sendable {
     let leases: LoginLeases
     let throttle: LoginThrottle
     /// `index.html` and `index.atom`, at most once a second.
-    let index: CoalescedWriter<Void>
+    let index: CoalescedWriter<SiteIndex.Change>
+    let siteIndex: SiteIndex
     /// Each blog's feed, at most once a second per blog.
     let feeds: CoalescedWriter<UserRecord>
     let takeBack: PostTakeBack
@@ -117,11 +118,14 @@ public final class BlogService: Sendable {
         self.userPages = userPages
         self.pageWriter = PageWriter(pages: userPages)
         self.photoFiles = PhotoFiles(pages: pages)
-        self.index = CoalescedWriter("index", logger: logger) { [store, pages] _, _ in
+        // Slack: a post is committed within its storage deadline of its time.
+        let siteIndex = SiteIndex(pages: pages, storage: store, head: head, slack: settings.storageDeadline + 5)
+        self.siteIndex = siteIndex
+        self.index = CoalescedWriter("index", logger: logger, merge: SiteIndex.Change.merged) { [store, pages] _, change in
             // Under the lock of user id 0 (no user has it): with several
             // instances, the index written last is read last.
             try store.withPageLock(userID: 0) {
-                try pages.writeIfChanged(IndexPage.render(try store.blogIndex(limit: IndexPage.limit), head: head), file: IndexPage.fileName)
+                try siteIndex.write(change)
                 try pages.writeIfChanged(feedMaker.site(try store.recentPosts(limit: Feeds.entryLimit)),
                                          file: PageRenderer.siteFeedFile)
             }
@@ -262,7 +266,7 @@ public final class BlogService: Sendable {
         }
         authenticate(user, &session)
         feedChanged(record)
-        index.changed(0, ())
+        index.changed(0, .all)
         return .registered
     }
 
@@ -358,7 +362,7 @@ public final class BlogService: Sendable {
                 return .postFailed
             }
             feedChanged(owner)
-            index.changed(0, ())
+            index.changed(0, .posts)
             posted = postID
             return .posted
         } catch StorageError.unknownUser {
@@ -418,7 +422,7 @@ public final class BlogService: Sendable {
     /// feeds waiting to be written.
     public func writeIndex() {
         feeds.flushAll()
-        index.flush(0, ())
+        index.flush(0, .all)
     }
 
     /// Takes back a commit whose reply will be a failure. If even that

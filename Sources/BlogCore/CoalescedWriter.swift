@@ -10,7 +10,8 @@ import BlogAuth
 /// writing them once per change.
 ///
 /// A change only marks its key (a user id; 0 for the site) dirty, with
-/// the latest value the write needs (the user's record); one
+/// the value the write needs (the user's record: the latest, unless
+/// `merge` says how two waiting values combine); one
 /// background queue writes it, at most every `interval` seconds per key,
 /// so a burst of posts to one blog costs one feed write a second, not one
 /// a post.
@@ -27,13 +28,20 @@ final class CoalescedWriter<Value: Sendable>: Sendable {
     private let state = Mutex(State())
     private let interval: Double
     private let write: @Sendable (Int64, Value) throws -> Void
+    private let merge: @Sendable (Value, Value) -> Value
     private let logger: Logger
     private let what: String
 
-    init(_ what: String, interval: Double = 1, logger: Logger, write: @escaping @Sendable (Int64, Value) throws -> Void) {
+    /// - Parameter merge: the value a write gets for a key changed twice
+    ///   before it was written (the waiting value, the new one); the new
+    ///   one by default.
+    init(_ what: String, interval: Double = 1, logger: Logger,
+         merge: @escaping @Sendable (Value, Value) -> Value = { $1 },
+         write: @escaping @Sendable (Int64, Value) throws -> Void) {
         self.what = what
         self.interval = interval
         self.logger = logger
+        self.merge = merge
         self.write = write
         queue = DispatchQueue(label: "blogd.\(what)")
     }
@@ -41,7 +49,7 @@ final class CoalescedWriter<Value: Sendable>: Sendable {
     /// Something `key`'s file shows changed.
     func changed(_ key: Int64, _ value: Value) {
         let start = state.withLock { state in
-            state.dirty[key] = value
+            state.dirty[key] = state.dirty[key].map { merge($0, value) } ?? value
             return state.running.insert(key).inserted
         }
         if start { queue.async { self.run(key) } }
@@ -63,7 +71,7 @@ final class CoalescedWriter<Value: Sendable>: Sendable {
     /// Writes `key`'s file now with `value` and returns when it is on disk.
     func flush(_ key: Int64, _ value: Value) {
         queue.sync {
-            state.withLock { $0.dirty[key] = value }
+            state.withLock { state in state.dirty[key] = state.dirty[key].map { merge($0, value) } ?? value }
             writeNow(key)
         }
     }

@@ -1,12 +1,13 @@
 import Foundation
 import BlogModel
 
-/// `index.html`: every blog, most recently active first.
 /// `index.html`: the most recently active blogs, newest first.
 ///
 /// Bounded: it lists at most `limit` blogs (the storage returns no more),
 /// so its cost does not grow with the number of users; a blog not on it
-/// is still at `NAME.html`.
+/// is still at `NAME.html`. Each blog is one line of its own
+/// (`line(_:)`), so that a page can be put together from lines kept from
+/// the last one (`SiteIndex`).
 public enum IndexPage {
     public static let fileName = "index.html"
     /// Blogs listed at most.
@@ -17,30 +18,43 @@ public enum IndexPage {
     /// to the post's page, its post count and the post's date.
     /// `head` goes into the head (`PageRenderer.micropubLink`).
     public static func render(_ blogs: [BlogEntry], head: [UInt8] = []) -> [UInt8] {
-        var lines: [String] = []
+        render(lines: blogs.prefix(limit).map(line), head: head)
+    }
+
+    /// The index made of blogs' lines (`line(_:)`), in order; at most
+    /// `limit` are shown.
+    public static func render(lines blogs: [[UInt8]], head: [UInt8] = []) -> [UInt8] {
+        var fragments: [[UInt8]] = []
         if blogs.isEmpty {
-            lines.append("<p class=\"empty\">No blogs yet.</p>")
+            fragments.append(empty)
         } else {
-            if blogs.count >= limit {
-                lines.append("<p class=\"note\">The \(limit) most recently active blogs.</p>")
-            }
-            lines.append("<ul class=\"blog-list\">")
-            for blog in blogs.prefix(limit) {
-                let name = HTMLEscape.escape(blog.name)
-                var line = "<li><a href=\"\(name).html\">\(name)</a>"
-                if let id = blog.lastPostID, let title = blog.lastPostTitle, let date = blog.lastPostAt {
-                    let link = HTMLEscape.escape(PageRenderer.postFile(user: blog.name, id: id))
-                    line += " · <a href=\"\(link)\">\(HTMLEscape.escape(title))</a>"
-                    line += " · \(blog.postCount) post\(blog.postCount == 1 ? "" : "s")"
-                    line += " · <time datetime=\"\(PostDate.machine(date))\">\(PostDate.human(date))</time>"
-                } else {
-                    line += " · <span class=\"empty\">no posts yet</span>"
-                }
-                lines.append(line + "</li>")
-            }
-            lines.append("</ul>")
+            fragments.reserveCapacity(min(blogs.count, limit) + 3)
+            if blogs.count >= limit { fragments.append(note) }
+            fragments.append(listStart)
+            fragments += blogs.prefix(limit)
+            fragments.append(listEnd)
         }
-        return PageRenderer.document(title: "Blogs", heading: "Blogs", fragments: lines.map { Array($0.utf8) }, nav: [],
+        return PageRenderer.document(title: "Blogs", heading: "Blogs", fragments: fragments, nav: [],
                                      feeds: [(PageRenderer.siteFeedFile, "All blogs (Atom)")], head: head)
     }
+
+    /// One blog's line: a list item.
+    public static func line(_ blog: BlogEntry) -> [UInt8] {
+        let name = HTMLEscape.escape(blog.name)
+        var line = "<li><a href=\"\(name).html\">\(name)</a>"
+        if let id = blog.lastPostID, let title = blog.lastPostTitle, let date = blog.lastPostAt {
+            let link = HTMLEscape.escape(PageRenderer.postFile(user: blog.name, id: id))
+            line += " · <a href=\"\(link)\">\(HTMLEscape.escape(title))</a>"
+            line += " · \(blog.postCount) post\(blog.postCount == 1 ? "" : "s")"
+            line += " · <time datetime=\"\(PostDate.machine(date))\">\(PostDate.human(date))</time>"
+        } else {
+            line += " · <span class=\"empty\">no posts yet</span>"
+        }
+        return Array((line + "</li>").utf8)
+    }
+
+    private static let empty = Array("<p class=\"empty\">No blogs yet.</p>".utf8)
+    private static let note = Array("<p class=\"note\">The \(limit) most recently active blogs.</p>".utf8)
+    private static let listStart = Array("<ul class=\"blog-list\">".utf8)
+    private static let listEnd = Array("</ul>".utf8)
 }

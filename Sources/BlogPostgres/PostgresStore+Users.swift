@@ -68,11 +68,25 @@ extension PostgresStore {
             FROM users u LEFT JOIN posts p ON p.id = u.last_post_id
             ORDER BY u.last_post_at DESC NULLS LAST, u.id DESC
             LIMIT \(limit)
-            """) { row in
-            let (name, count, lastID, title, last) = try row.decode((String, Int, Int64?, String?, Int64?).self)
-            return BlogEntry(name: name, postCount: count, lastPostID: lastID, lastPostTitle: title,
-                             lastPostAt: last.map(Milliseconds.date))
-        }
+            """, Self.blogEntry)
+    }
+
+    /// `blogIndex(limit:)` for the blogs whose newest post is from `date`
+    /// on: the steps along `users_by_activity` stop at `date`.
+    public func blogIndex(activeSince date: Date, limit: Int) throws(StorageError) -> [BlogEntry] {
+        try rows("""
+            SELECT u.name, u.post_count, u.last_post_id, p.title, \(unescaped: Milliseconds.select("u.last_post_at"))
+            FROM users u LEFT JOIN posts p ON p.id = u.last_post_id
+            WHERE u.last_post_at >= timestamptz 'epoch' + \(Milliseconds.of(date)) * interval '1 millisecond'
+            ORDER BY u.last_post_at DESC NULLS LAST, u.id DESC
+            LIMIT \(limit)
+            """, Self.blogEntry)
+    }
+
+    @Sendable private static func blogEntry(_ row: PostgresRow) throws -> BlogEntry {
+        let (name, count, lastID, title, last) = try row.decode((String, Int, Int64?, String?, Int64?).self)
+        return BlogEntry(name: name, postCount: count, lastPostID: lastID, lastPostTitle: title,
+                         lastPostAt: last.map(Milliseconds.date))
     }
 
     public func setSuspended(userID: Int64, _ suspended: Bool, at date: Date) throws(StorageError) {

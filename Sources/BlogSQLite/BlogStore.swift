@@ -457,13 +457,26 @@ public final class BlogStore: BlogStorage {
     /// back along `users_by_activity` (NULLs, blogs without posts, come
     /// last), each with its newest post's title by primary key.
     public func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] {
-        try read { db in
+        try blogIndex(activeSince: nil, limit: limit)
+    }
+
+    /// `blogIndex(limit:)` for the blogs whose newest post is from `date`
+    /// on: the steps along `users_by_activity` stop at `date`.
+    public func blogIndex(activeSince date: Date, limit: Int) throws(StorageError) -> [BlogEntry] {
+        try blogIndex(activeSince: Optional(date), limit: limit)
+    }
+
+    private func blogIndex(activeSince date: Date?, limit: Int) throws(StorageError) -> [BlogEntry] {
+        var arguments: StatementArguments = [limit]
+        if let date { arguments = [date, limit] }
+        return try readOne { db in
             try Row.fetchAll(db, sql: """
                 SELECT u.name, u.post_count, u.last_post_id, p.title, u.last_post_at
                 FROM users u LEFT JOIN posts p ON p.id = u.last_post_id
+                \(date == nil ? "" : "WHERE u.last_post_at >= ?")
                 ORDER BY u.last_post_at DESC, u.id DESC
                 LIMIT ?
-                """, arguments: [limit]).map {
+                """, arguments: arguments).map {
                 BlogEntry(name: $0[0], postCount: $0[1], lastPostID: $0[2], lastPostTitle: $0[3],
                           lastPostAt: ($0[4] as Date?).map(Date.nearestMillisecond))
             }

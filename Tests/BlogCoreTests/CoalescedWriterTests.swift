@@ -53,4 +53,24 @@ struct CoalescedWriterTests {
         feeds.flushAll()
         #expect(recorder.writes.withLock { $0.count } == 3)
     }
+
+    /// Values waiting for one write are merged as the writer says (the
+    /// index: a full read asked for is not lost to a later post), and a
+    /// flush merges too.
+    @Test func waitingValuesAreMerged() {
+        let recorder = Recorder()
+        let index = CoalescedWriter<Int>("test", interval: 3600, logger: Logger(label: "test"), merge: max) { key, value in
+            recorder.writes.withLock { $0.append((key, value)) }
+            recorder.written.signal()
+        }
+        index.changed(0, 1)
+        recorder.written.wait()
+        index.settle()
+        index.changed(0, 9)
+        index.changed(0, 2)
+        index.flushAll()
+        index.changed(0, 3)
+        index.flush(0, 1)
+        #expect(recorder.writes.withLock { $0.map(\.value) } == [1, 9, 3])
+    }
 }

@@ -94,6 +94,9 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     func photos(ofUserID userID: Int64) throws(StorageError) -> [PostPhoto] { try store.photos(ofUserID: userID) }
     func allUsers() throws(StorageError) -> [UserRecord] { try store.allUsers() }
     func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] { try store.blogIndex(limit: limit) }
+    func blogIndex(activeSince date: Date, limit: Int) throws(StorageError) -> [BlogEntry] {
+        try store.blogIndex(activeSince: date, limit: limit)
+    }
     func userSummaries() throws(StorageError) -> [UserSummary] { try store.userSummaries() }
     func grantLease(userKey: String, address: String, until expiry: Date) throws(StorageError) {
         try store.grantLease(userKey: userKey, address: address, until: expiry)

@@ -162,6 +162,9 @@ struct PhotoServiceTests {
         try withService { (fx: ServiceFixture) throws in
             var session = author(fx)
             let photo = upload(fx, session)
+            // The registration's index and feed are written in the
+            // background: done first, so none races the folder's removal.
+            fx.service.writeIndex()
             try FileManager.default.removeItem(at: fx.publicFolder)
             try Data("not a folder".utf8).write(to: fx.publicFolder)
             #expect(try post(fx, "newpost:alice:T:x", photos: [photo], &session).reply == .postFailed)

@@ -227,6 +227,30 @@ struct StorageConformanceTests {
         }
     }
 
+    /// The blogs active since a time: only those whose newest post is
+    /// from then on (never one without posts), newest first, at most
+    /// `limit`: what changed since the site index was last read.
+    @Test(arguments: Backend.available) func blogIndexActiveSince(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            let bob = try store.createUser(name: "bob", passwordHash: "h", at: t0)
+            let alice = try store.createUser(name: "Alice", passwordHash: "h", at: t0)
+            let carol = try store.createUser(name: "carol", passwordHash: "h", at: t0)
+            _ = try store.createUser(name: "Dave", passwordHash: "h", at: t0)
+            _ = try store.addPost(userID: carol.id, title: "c1", content: "", at: t0.addingTimeInterval(10))
+            _ = try store.addPost(userID: bob.id, title: "b1", content: "", at: t0.addingTimeInterval(50))
+            let a1 = try store.addPost(userID: alice.id, title: "a1", content: "", at: t0.addingTimeInterval(100))
+            let b2 = try store.addPost(userID: bob.id, title: "b2", content: "", at: t0.addingTimeInterval(200))
+            #expect(try store.blogIndex(activeSince: t0.addingTimeInterval(100), limit: 10) == [
+                BlogEntry(name: "bob", postCount: 2, lastPostID: b2.id, lastPostTitle: "b2", lastPostAt: t0.addingTimeInterval(200)),
+                BlogEntry(name: "Alice", postCount: 1, lastPostID: a1.id, lastPostTitle: "a1", lastPostAt: t0.addingTimeInterval(100)),
+            ])
+            #expect(try store.blogIndex(activeSince: t0.addingTimeInterval(100), limit: 1).map(\.name) == ["bob"])
+            #expect(try store.blogIndex(activeSince: t0.addingTimeInterval(201), limit: 10).isEmpty)
+            // The same as the whole index's blogs with posts.
+            #expect(try store.blogIndex(activeSince: t0, limit: 10) == store.blogIndex(limit: 10).filter { $0.lastPostAt != nil })
+        }
+    }
+
     @Test(arguments: Backend.available) func deletingAUserDeletesTheirPosts(_ backend: Backend) throws {
         try backend.withStore { (store: any BlogStorage) throws in
             let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)

@@ -175,6 +175,11 @@ public protocol BlogStorage: Sendable {
     /// user: the cost does not grow with the number of users.
     func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry]
 
+    /// `blogIndex(limit:)` for only the blogs whose newest post is from
+    /// `date` on (none without posts): what changed since an index was
+    /// read, at the cost of the rows it returns.
+    func blogIndex(activeSince date: Date, limit: Int) throws(StorageError) -> [BlogEntry]
+
     /// Every user with post count and last post time, by name.
     func userSummaries() throws(StorageError) -> [UserSummary]
 

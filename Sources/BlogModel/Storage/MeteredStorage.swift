@@ -131,6 +131,9 @@ public struct MeteredStorage: BlogStorage {
     }
     public func allUsers() throws(StorageError) -> [UserRecord] { try counted(try base.allUsers()) }
     public func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] { try counted(try base.blogIndex(limit: limit)) }
+    public func blogIndex(activeSince date: Date, limit: Int) throws(StorageError) -> [BlogEntry] {
+        try counted(try base.blogIndex(activeSince: date, limit: limit))
+    }
     public func userSummaries() throws(StorageError) -> [UserSummary] { try counted(try base.userSummaries()) }
     public func grantLease(userKey: String, address: String, until expiry: Date) throws(StorageError) {
         try counted(try base.grantLease(userKey: userKey, address: address, until: expiry))
