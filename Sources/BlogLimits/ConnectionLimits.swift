@@ -80,14 +80,14 @@ public final class ConnectionLimits: Sendable {
         accepted.add(1, ordering: .relaxed)
         metrics.accepted?.increment()
         if key.map(reserveAddress) ?? true {
-            if reserve(served, below: maxConnections) { return .served }
+            if served.increment(below: maxConnections) { return .served }
             if isUnderShare(key), evict() { return .served }
             key.map(releaseAddress)
             metrics.refusedOverLimit?.increment()
         } else {
             metrics.refusedPerAddress?.increment()
         }
-        if reserve(rejected, below: maxConnections) { return .rejected }
+        if rejected.increment(below: maxConnections) { return .rejected }
         return nil
     }
 
@@ -112,7 +112,7 @@ public final class ConnectionLimits: Sendable {
     /// Takes a place for a connection that is closing anyway (an evicted
     /// one, to say why); false when even those are at their limit.
     public func reserveRejected() -> Bool {
-        reserve(rejected, below: maxConnections)
+        rejected.increment(below: maxConnections)
     }
 
     /// The places one address may hold when the table is full: an equal
@@ -162,16 +162,6 @@ public final class ConnectionLimits: Sendable {
             let count = (counts[key] ?? 1) - 1
             counts[key] = count > 0 ? count : nil
         }
-    }
-
-    private func reserve(_ counter: borrowing Atomic<Int>, below limit: Int) -> Bool {
-        var current = counter.load(ordering: .relaxed)
-        while current < limit {
-            let (exchanged, original) = counter.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
-            if exchanged { return true }
-            current = original
-        }
-        return false
     }
 }
 

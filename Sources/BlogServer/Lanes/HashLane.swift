@@ -73,10 +73,10 @@ final class HashLane: Sendable {
         // proven request may then be the second: its wait doubles, where
         // otherwise a crowd of fresh addresses would keep it out.
         guard standing != .proven else {
-            return Self.take(admitted, below: max(limit, unproven.load(ordering: .relaxed) + 1))
+            return admitted.increment(below: max(limit, unproven.load(ordering: .relaxed) + 1))
         }
-        guard Self.take(unproven, below: max(1, limit / 2)) else { return false }
-        guard Self.take(admitted, below: limit) else {
+        guard unproven.increment(below: max(1, limit / 2)) else { return false }
+        guard admitted.increment(below: limit) else {
             unproven.subtract(1, ordering: .relaxed)
             return false
         }
@@ -101,15 +101,5 @@ final class HashLane: Sendable {
         LaneMetrics.shared.hashDepth.decrement()
         admitted.subtract(1, ordering: .relaxed)
         if standing != .proven { unproven.subtract(1, ordering: .relaxed) }
-    }
-
-    private static func take(_ counter: borrowing Atomic<Int>, below limit: Int) -> Bool {
-        var current = counter.load(ordering: .relaxed)
-        while current < limit {
-            let (exchanged, original) = counter.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
-            if exchanged { return true }
-            current = original
-        }
-        return false
     }
 }
