@@ -185,7 +185,7 @@ public final class BlogServer: Sendable {
             // Every admitted request gets a place at once, so that it waits
             // in the hashing threads' queue, which takes addresses in turn,
             // and not in a first-come line before it.
-            hashing: HashLane(maxWait: options.maxHashWait) { [service] in
+            hashing: HashLane(maxWait: options.maxHashWait, concurrency: 64) { [service] in
                 (service.secondsPerHash, service.hashingThreads)
             },
             hashBudget: AddressBudget(perSecond: options.hashesPerAddressPerSecond, burst: Double(options.hashBurstPerAddress),

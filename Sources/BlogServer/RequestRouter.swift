@@ -126,7 +126,7 @@ final class RequestRouter: Sendable {
             BudgetMetrics.shared.hashLane.increment()
             return answer(Outcome(reply: .busy, command: command.rawValue), command, session)
         }
-        hashing.run(session.standing, for: key, job)
+        hashing.run(session.standing, job)
         return nil
     }
 

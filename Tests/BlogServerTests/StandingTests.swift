@@ -42,7 +42,7 @@ struct StandingTests {
 
     @Test func unprovenAddressesHoldAtMostHalfOfTheLane() {
         // Room for 10: 10 s of waiting, 1 s a hash, one thread.
-        let lane = HashLane(maxWait: 10) { (1, 1) }
+        let lane = HashLane(maxWait: 10, concurrency: 64) { (1, 1) }
         #expect(lane.capacity == 10)
         let unproven = (0..<10).map { index in lane.reserve(index % 2 == 0 ? .unknown : .doubtful) }
         #expect(unproven.filter { $0 }.count == 5)
@@ -59,7 +59,7 @@ struct StandingTests {
     /// unproven share is then that place, and a proven request still gets
     /// in beside it (a web login flood once kept proven logins out so).
     @Test func aBoundOfOnePlaceStillAdmitsAProvenRequest() {
-        let lane = HashLane(maxWait: 2) { (3, 1) }
+        let lane = HashLane(maxWait: 2, concurrency: 4) { (3, 1) }
         #expect(lane.capacity == 1)
         #expect(lane.reserve(.unknown))
         #expect(!lane.reserve(.doubtful), "the unproven share is the one place")

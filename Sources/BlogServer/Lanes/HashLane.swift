@@ -14,31 +14,27 @@ import BlogLimits
 /// may hold at most half of the bound between them (one place when the
 /// bound is one), so the other half is always there for the proven ones,
 /// whatever a crowd of fresh addresses or guessers sends (a proven request
-/// may exceed a bound of one by one); and they wait behind the proven ones
-/// for a hashing thread, so a proven request never queues behind them.
-///
-/// An admitted request runs whole on the hashing threads (`WorkerThreads`,
-/// nice 10, one per core), taken by standing, then by address in turn: the
-/// hash and the storage around it, with no thread of its own parked
-/// waiting for a hashing thread.
+/// may exceed a bound of one by one); and they wait for a thread in a lane
+/// of their own, so a proven request never queues behind them for one.
 ///
 ///     guard hashLane.reserve(.proven) else { return .busy }
-///     hashLane.run(.proven, for: key) { ...; }   // releases the reservation when it ends
+///     hashLane.run(.proven) { ...; }   // releases the reservation when it ends
 final class HashLane: Sendable {
     /// Seconds of hashing the admitted work may hold.
     let maxWait: Double
-    private let threads: WorkerThreads
+    private let lane: Lane
+    private let unprovenLane: Lane
     private let admitted = Atomic<Int>(0)
     /// Of `admitted`, those of addresses without a recent success.
     private let unproven = Atomic<Int>(0)
     /// What one hash costs now, and how many run at once.
     private let cost: @Sendable () -> (secondsPerHash: Double, parallel: Int)
 
-    init(maxWait: Double, threads: WorkerThreads = HashingThreads.shared,
-         cost: @escaping @Sendable () -> (secondsPerHash: Double, parallel: Int)) {
+    init(maxWait: Double, concurrency: Int, cost: @escaping @Sendable () -> (secondsPerHash: Double, parallel: Int)) {
         self.maxWait = maxWait
         self.cost = cost
-        self.threads = threads
+        lane = Lane(name: "hashing", limit: max(1, concurrency))
+        unprovenLane = Lane(name: "hashing.unproven", limit: max(1, concurrency))
     }
 
     /// Requests admitted and not done.
@@ -88,10 +84,9 @@ final class HashLane: Sendable {
         release(standing)
     }
 
-    /// Runs a reserved request of `owner` (its address key) on the hashing
-    /// threads; its place is free again when it ends.
-    func run(_ standing: Standing = .proven, for owner: AddressKey, _ job: @escaping @Sendable () -> Void) {
-        threads.submit(rank: standing.rawValue, owner: owner.description) { [self] in
+    /// Runs a reserved request; its place is free again when it ends.
+    func run(_ standing: Standing = .proven, _ job: @escaping @Sendable () -> Void) {
+        (standing == .proven ? lane : unprovenLane).submit { [self] in
             job()
             release(standing)
         }
