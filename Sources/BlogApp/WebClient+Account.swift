@@ -38,7 +38,7 @@ extension WebClient {
             return accountForm(register: true, request: request, error: "Registration is closed.", status: .forbidden)
         }
         let form = FormData(bytes: request.body)
-        let typed = form.hasInvalidText ? "" : form["name"] ?? ""
+        let typed = form.isRefused ? "" : form["name"] ?? ""
         func again(_ error: String, _ status: HTTPResponse.Status) -> WebResponse {
             accountForm(register: register, request: request, name: typed, error: error, status: status)
         }

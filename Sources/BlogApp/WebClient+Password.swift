@@ -18,7 +18,7 @@ extension WebClient {
         func again(_ error: String, _ status: HTTPResponse.Status) -> WebResponse {
             settings(signedIn, newSecret: nil, error: error, status: status)
         }
-        guard !form.hasInvalidText else { return again(Self.notUTF8, .badRequest) }
+        guard !form.isRefused else { return again(Self.notUTF8, .badRequest) }
         let new = form["new_password"] ?? ""
         guard new == form["new_password_again"] ?? "" else {
             return again("The new password and its repetition differ; nothing was changed.", .badRequest)

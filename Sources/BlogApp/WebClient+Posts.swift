@@ -36,7 +36,7 @@ extension WebClient {
             form = FormData(bytes: request.body)
         }
         guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
-        guard !form.hasInvalidText else { return home(signedIn, error: Self.notUTF8, status: .badRequest) }
+        guard !form.isRefused else { return home(signedIn, error: Self.notUTF8, status: .badRequest) }
         let draft = AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "",
                                    latitude: form["latitude"] ?? "", longitude: form["longitude"] ?? "",
                                    alt: form["alt"] ?? "")
@@ -82,7 +82,7 @@ extension WebClient {
         let parts = try? MultipartForm(body: request.body, contentType: request.headers[.contentType] ?? "", cutShort: true)
         let form = FormData(fields: parts?.textFields ?? [])
         guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
-        let draft = form.hasInvalidText ? AppPages.Draft()
+        let draft = form.isRefused ? AppPages.Draft()
             : AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "",
                              latitude: form["latitude"] ?? "", longitude: form["longitude"] ?? "")
         return home(signedIn, draft: draft, error: tooLargePhoto, status: .contentTooLarge)
@@ -138,7 +138,7 @@ extension WebClient {
         func again(_ error: String, _ status: HTTPResponse.Status) -> WebResponse {
             .page(AppPages.edit(signedIn.viewer, id: id, draft: draft, error: error), status: status)
         }
-        guard !form.hasInvalidText else { return again(Self.notUTF8, .badRequest) }
+        guard !form.isRefused else { return again(Self.notUTF8, .badRequest) }
         guard let user = signedIn.username else { return Self.unavailable(signedIn) }
         let title: String, content: String, typedPlace: Place?
         switch validated(draft, withPlace: hasPlace) {
@@ -231,7 +231,7 @@ extension WebClient {
         }
     }
 
-    static let notUTF8 = "The form held text that is not UTF-8; nothing was changed."
+    static let notUTF8 = "The form held text that is not UTF-8, or too many fields; nothing was changed."
     static let busy = "Too much at once from your address: wait a moment and send it again."
     static let failed = "The server could not do it now; nothing was changed. Try again in a moment."
 

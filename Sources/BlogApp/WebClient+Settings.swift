@@ -24,7 +24,7 @@ extension WebClient {
     func issueToken(_ signedIn: SignedIn, _ request: WebRequest) -> WebResponse {
         let form = FormData(bytes: request.body)
         guard CSRF.check(form["csrf"], session: signedIn.secret) else { return Self.forged(signedIn) }
-        guard !form.hasInvalidText else { return settings(signedIn, newSecret: nil, error: Self.notUTF8, status: .badRequest) }
+        guard !form.isRefused else { return settings(signedIn, newSecret: nil, error: Self.notUTF8, status: .badRequest) }
         let scopes = Set(form.all("scope").compactMap(AccessTokens.Scope.init(rawValue:)))
         guard !scopes.isEmpty else { return settings(signedIn, newSecret: nil, error: "Choose at least one scope.", status: .badRequest) }
         do {

@@ -7,13 +7,13 @@ func checkForm(_ data: [UInt8]) {
     let form = FormData(bytes: data)
     let pairs = data.split(separator: UInt8(ascii: "&")).count
     precondition(form.fields.count <= pairs, "\(form.fields.count) fields from \(pairs) pairs")
-    precondition(form.hasInvalidText == (form.fields.count < pairs), "a pair neither read nor refused")
+    precondition(form.isRefused == (form.fields.count < pairs), "a pair neither read nor refused")
     for field in form.fields {
         precondition(field.name.utf8.count + field.value.utf8.count <= data.count, "a field longer than the input")
     }
     let encoded = form.fields.map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }.joined(separator: "&")
     let again = FormData(bytes: Array(encoded.utf8))
-    precondition(!again.hasInvalidText && again.fields.elementsEqual(form.fields) { $0 == $1 }, "the fields encoded again read differently")
+    precondition(!again.isRefused && again.fields.elementsEqual(form.fields) { $0 == $1 }, "the fields encoded again read differently")
     if let text = String(validating: data, as: UTF8.self) {
         precondition(FormData(query: text) == form, "a query string reads other than its bytes")
     }

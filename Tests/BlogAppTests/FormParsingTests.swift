@@ -11,10 +11,22 @@ struct FormParsingTests {
         #expect(form.all("tags") == ["a", "b"])
         #expect(form["empty"] == "" && form["flag"] == "")
         #expect(form["bad"] == "%zz" && form["pct"] == "100%")
-        #expect(!form.hasInvalidText)
+        #expect(!form.isRefused)
         let invalid = FormData(bytes: Array("name=%FF&ok=1".utf8))
-        #expect(invalid.hasInvalidText && invalid["name"] == nil && invalid["ok"] == "1")
+        #expect(invalid.isRefused && invalid["name"] == nil && invalid["ok"] == "1")
         #expect(FormData(query: "q=source&url=https%3A%2F%2Fx%2Fa%2F1.html")["url"] == "https://x/a/1.html")
+    }
+
+    /// A form may hold `FormData.maxFields` fields; one more refuses it
+    /// whole, and a flood of empty pairs is read without a field.
+    @Test func aFormPastItsFieldLimitIsRefused() {
+        let fields = (0 ..< FormData.maxFields).map { "f\($0)=\($0)" }
+        let full = FormData(bytes: Array(fields.joined(separator: "&").utf8))
+        #expect(!full.isRefused && full.fields.count == FormData.maxFields)
+        let over = FormData(bytes: Array((fields + ["one=more"]).joined(separator: "&").utf8))
+        #expect(over.isRefused)
+        let ampersands = FormData(bytes: [UInt8](repeating: UInt8(ascii: "&"), count: 1 << 20) + Array("a=1".utf8))
+        #expect(!ampersands.isRefused && ampersands.fields.count == 1 && ampersands["a"] == "1")
     }
 
     @Test func multipartPartsAndFiles() throws {

@@ -6,22 +6,39 @@
 ///     form["title"]          // "Hello there"
 ///     form.all("tags")       // ["a", "b"]
 ///
-/// A field whose bytes are not UTF-8 after decoding is kept as nil, so a
-/// form that sends one is refused as a whole rather than half-read.
+/// A field whose bytes are not UTF-8 after decoding, or a field past the
+/// `maxFields`th, makes the form refused as a whole (`isRefused`) rather
+/// than half-read: a 1 MiB body of `&`s would otherwise be 500,000 fields,
+/// each looked through by every lookup.
 public struct FormData: Sendable, Equatable {
     /// Name and value pairs, in the order sent.
     public private(set) var fields: [(name: String, value: String)]
-    /// Some name or value was not UTF-8.
-    public private(set) var hasInvalidText = false
+    /// Some name or value was not UTF-8, or there were more than
+    /// `maxFields` fields.
+    public private(set) var isRefused = false
+
+    /// Fields a form may have: far more than any form or Micropub request
+    /// of blogd's sends (a post with every category and photo is dozens).
+    public static let maxFields = 1000
 
     public init(bytes: some Collection<UInt8>) {
         fields = []
-        for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+        // Pair by pair, so that a flood of `&`s costs no array of them.
+        var start = bytes.startIndex
+        while start != bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+            defer { start = end == bytes.endIndex ? end : bytes.index(after: end) }
+            let pair = bytes[start..<end]
+            guard !pair.isEmpty else { continue }
+            guard fields.count < Self.maxFields else {
+                isRefused = true
+                return
+            }
             let equals = pair.firstIndex(of: UInt8(ascii: "="))
             let name = Self.decode(pair[..<(equals ?? pair.endIndex)])
             let value = equals.map { Self.decode(pair[pair.index(after: $0)...]) } ?? ""
             guard let name, let value else {
-                hasInvalidText = true
+                isRefused = true
                 continue
             }
             fields.append((name, value))
@@ -49,7 +66,7 @@ public struct FormData: Sendable, Equatable {
     }
 
     public static func == (a: FormData, b: FormData) -> Bool {
-        a.hasInvalidText == b.hasInvalidText && a.fields.elementsEqual(b.fields) { $0 == $1 }
+        a.isRefused == b.isRefused && a.fields.elementsEqual(b.fields) { $0 == $1 }
     }
 
     /// Percent-decoding, `+` as space; nil when the result is not UTF-8.

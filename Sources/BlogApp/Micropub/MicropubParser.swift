@@ -55,7 +55,7 @@ public enum MicropubParser {
     }
 
     static func form(_ form: FormData) throws(MicropubError) -> MicropubAction {
-        guard !form.hasInvalidText else { throw .invalidRequest("The form is not UTF-8.") }
+        guard !form.isRefused else { throw .invalidRequest("The form is not UTF-8, or has more than \(FormData.maxFields) fields.") }
         if let action = form["action"] {
             guard let url = form["url"], !url.isEmpty else { throw .invalidRequest("An action needs the post's url.") }
             switch action {
