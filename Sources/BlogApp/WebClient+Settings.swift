@@ -1,4 +1,3 @@
-import BlogCore
 import BlogModel
 import BlogWeb
 import HTTPTypes

@@ -1,7 +1,6 @@
 import Crypto
 import _CryptoExtras
 import Foundation
-import BlogModel
 
 /// Hashes and verifies passwords with scrypt.
 ///

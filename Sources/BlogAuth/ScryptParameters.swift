@@ -1,4 +1,3 @@
-import BlogModel
 
 /// The cost of one scrypt hash. Stored beside each hash, so raising the
 /// defaults later keeps old hashes verifiable.

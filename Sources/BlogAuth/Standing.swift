@@ -1,4 +1,3 @@
-import BlogModel
 
 /// How a client's address has fared with its password hashes lately, best
 /// first: the order in which waiting hashes are taken.

@@ -2,7 +2,6 @@ import BlogWire
 import Foundation
 import BlogModel
 import BlogPages
-import BlogAuth
 
 /// `posts`, `editpost` and `delpost`: an author's own posts, under the
 /// rule that governs posting (`mayActAs`). `delpost` moves a post to the

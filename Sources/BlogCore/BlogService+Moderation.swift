@@ -1,8 +1,6 @@
 import BlogWire
 import Foundation
 import BlogModel
-import BlogPages
-import BlogAuth
 
 /// What the admin does (`blogd delete-post`, `suspend`, `unsuspend`,
 /// `delete-user`, `adduser`), while a server runs on the same database or

@@ -1,8 +1,6 @@
 import BlogWire
 import Foundation
 import BlogModel
-import BlogPages
-import BlogAuth
 
 /// A new password, from the web client's settings (the old one checked
 /// first, as a login) or from the admin (`blogd passwd`).

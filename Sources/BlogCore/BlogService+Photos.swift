@@ -2,7 +2,6 @@ import BlogWire
 import Foundation
 import BlogModel
 import BlogPages
-import BlogAuth
 
 /// Photos: stored on upload (the Micropub media endpoint, the web
 /// client's form), attached by a `newpost` or `geopost` that names them.

@@ -2,7 +2,6 @@ import BlogWire
 import Foundation
 import BlogModel
 import BlogPages
-import BlogAuth
 
 /// The trash: `delpost` (the web client's delete, Micropub's `delete`)
 /// moves a post there (`BlogStorage.trashPost`). Readers see it gone at

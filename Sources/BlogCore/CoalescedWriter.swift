@@ -2,8 +2,6 @@ import Dispatch
 import Logging
 import Synchronization
 import BlogModel
-import BlogPages
-import BlogAuth
 
 /// Keeps files that many changes touch (the index of blogs, a blog's feed)
 /// up to date without putting them on the request path, and without

@@ -1,7 +1,4 @@
 import BlogWire
-import BlogModel
-import BlogPages
-import BlogAuth
 /// The result of handling one message: the reply, and what the request was,
 /// for the audit log. It never holds a password or post text.
 public struct Outcome: Sendable, Equatable {

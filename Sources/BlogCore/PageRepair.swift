@@ -1,6 +1,4 @@
 import BlogModel
-import BlogPages
-import BlogAuth
 
 /// Checking and rebuilding pages from the database, the source of truth.
 extension BlogService {

@@ -1,6 +1,4 @@
 import BlogModel
-import BlogPages
-import BlogAuth
 
 /// What a post request of the web client or Micropub carries beyond the
 /// protocol's fields (`Request`): photos with their alt text, the HTML the

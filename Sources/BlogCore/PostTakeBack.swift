@@ -3,8 +3,6 @@ import Foundation
 import Logging
 import Synchronization
 import BlogModel
-import BlogPages
-import BlogAuth
 
 /// Makes a `post:ERR` true after the fact: takes back, once the database
 /// answers again, a post whose failure reply went out while the database

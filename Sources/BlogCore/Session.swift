@@ -1,6 +1,4 @@
 import BlogWire
-import BlogModel
-import BlogPages
 import BlogAuth
 /// What the service knows of one client connection.
 public struct Session: Sendable {

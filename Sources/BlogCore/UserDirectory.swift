@@ -1,8 +1,6 @@
 import BlogWire
 import Synchronization
 import BlogModel
-import BlogPages
-import BlogAuth
 
 /// Users by name, remembered once found: a user's record never changes, so
 /// every post and login after the first skips the database lookup. A name

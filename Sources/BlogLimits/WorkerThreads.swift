@@ -27,7 +27,6 @@ public final class WorkerThreads: Sendable {
         for index in 0 ..< self.count {
             let thread = Thread { [self] in
                 _ = clinux_set_thread_nice(nice)
-                Thread.current.threadDictionary[Self.marker] = ObjectIdentifier(self)
                 while true {
                     waiting.wait()
                     let job = queues.withLock { queues -> (@Sendable () -> Void)? in
@@ -44,13 +43,6 @@ public final class WorkerThreads: Sendable {
         }
     }
 
-    /// Whether the calling thread is one of these.
-    public var isCurrent: Bool {
-        Thread.current.threadDictionary[Self.marker] as? ObjectIdentifier == ObjectIdentifier(self)
-    }
-
-    private static let marker = "blogd.WorkerThreads"
-
     /// Queues `job` for `owner` at `rank` (0 is taken first) and returns
     /// at once: the job itself hands its result back.
     public func submit(rank: Int = 0, owner: String = "", _ job: @escaping @Sendable () -> Void) {
@@ -59,11 +51,9 @@ public final class WorkerThreads: Sendable {
     }
 
     /// Runs `body` on one of the threads and waits for its result: for a
-    /// caller on a thread of its own that has nothing else to do. On one of
-    /// these threads already (a job submitted whole), it runs at once: a
-    /// worker never parks waiting for its own pool.
+    /// caller on a thread of its own that has nothing else to do (never
+    /// one of these threads: it would wait for its own pool).
     public func run<T: Sendable>(rank: Int = 0, owner: String = "", _ body: @escaping @Sendable () -> T) -> T {
-        if isCurrent { return body() }
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         submit(rank: rank, owner: owner) {

@@ -1,4 +1,3 @@
-import BlogModel
 
 /// HTML escaping of user text, byte by byte on its UTF-8.
 ///

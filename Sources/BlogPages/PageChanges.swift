@@ -1,5 +1,4 @@
 import Synchronization
-import BlogModel
 
 /// Tells whoever serves the public folder from memory (the page server's
 /// cache) that a file was just written or removed, so that a reply sent

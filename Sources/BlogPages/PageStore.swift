@@ -4,7 +4,6 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-import BlogModel
 
 /// Why a page could not be written.
 public enum PageError: Error, Equatable, Sendable {

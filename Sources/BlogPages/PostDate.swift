@@ -1,5 +1,4 @@
 import Foundation
-import BlogModel
 
 /// How post dates are written on pages, in UTC, without Foundation's
 /// calendar (a page holds up to a hundred dates; a calendar costs micro-

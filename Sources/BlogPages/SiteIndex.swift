@@ -36,11 +36,11 @@ package final class SiteIndex: Sendable {
     }
 
     private struct State {
-        package var entries: [BlogEntry] = []
+        var entries: [BlogEntry] = []
         /// `IndexPage.line` of each entry.
-        package var lines: [[UInt8]] = []
+        var lines: [[UInt8]] = []
         /// The page last written (or found on disk as it would be written).
-        package var written: [UInt8]?
+        var written: [UInt8]?
     }
 
     private let pages: PageStore

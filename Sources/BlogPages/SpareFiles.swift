@@ -1,5 +1,4 @@
 import Synchronization
-import BlogModel
 
 /// Files of old pages, swapped out of place by `PageStore.write`, kept to
 /// be written over instead of deleted: a page write then neither creates

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import BlogModel
 
 /// Where page writes make their temporary files and keep their spares:
 /// a folder beside the public folder, not in it. A spare holds an old

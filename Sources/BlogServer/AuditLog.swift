@@ -1,5 +1,4 @@
 import BlogCore
-import BlogModel
 import BlogWire
 import Dispatch
 import Logging

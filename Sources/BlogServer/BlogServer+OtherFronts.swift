@@ -1,5 +1,4 @@
 import BlogCore
-import BlogModel
 import BlogSockets
 import BlogWire
 import Dispatch

@@ -1,5 +1,4 @@
 import ArgumentParser
-import BlogCore
 import BlogModel
 import BlogPostgres
 import BlogSQLite

@@ -1,5 +1,3 @@
-import BlogCore
-import BlogModel
 import Foundation
 
 /// Whether `blogd serve` may make a SQLite database that is not there:

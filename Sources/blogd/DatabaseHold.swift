@@ -1,5 +1,3 @@
-import BlogCore
-import BlogModel
 import BlogPostgres
 import BlogSQLite
 

@@ -1,4 +1,3 @@
-import BlogCore
 import BlogModel
 
 /// The `# HELP` line of each of blogd's metrics. swift-metrics carries no

@@ -1,6 +1,5 @@
 import ArgumentParser
 import BlogCore
-import BlogModel
 import Foundation
 import Logging
 

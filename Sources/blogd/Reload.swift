@@ -1,5 +1,4 @@
 import BlogCore
-import BlogModel
 import BlogServer
 import BlogWeb
 import Logging

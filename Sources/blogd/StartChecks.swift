@@ -1,5 +1,3 @@
-import BlogCore
-import BlogModel
 import BlogSockets
 import Foundation
 import Logging

@@ -1,6 +1,4 @@
 import ArgumentParser
-import BlogCore
-import BlogModel
 import Foundation
 
 extension Blogd {

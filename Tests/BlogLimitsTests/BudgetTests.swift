@@ -62,22 +62,6 @@ struct WorkerThreadsTests {
         #expect(threads.run { 6 * 7 } == 42)
     }
 
-    /// A job already on the pool that asks the pool to run more runs it
-    /// at once on its own thread: no worker parks waiting for its pool
-    /// (with one thread, waiting would never end).
-    @Test func aJobOnThePoolRunsNestedWorkInline() async {
-        let threads = WorkerThreads(name: "test.nested", count: 1)
-        #expect(!threads.isCurrent)
-        let (inline, onPool): (Bool, Bool) = await withCheckedContinuation { continuation in
-            threads.submit {
-                let outer = pthread_self()
-                let inner = threads.run { pthread_self() }
-                continuation.resume(returning: (pthread_equal(outer, inner) != 0, threads.isCurrent))
-            }
-        }
-        #expect(inline && onPool)
-    }
-
     /// Waiting jobs go by rank, the lower first, whatever their order of
     /// arrival.
     @Test func lowerRanksGoFirst() async {

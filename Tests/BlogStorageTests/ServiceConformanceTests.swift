@@ -16,12 +16,8 @@ import BlogModel
 struct ServiceConformanceTests {
     @Test(arguments: Backend.available) func aMixOfEditsAndDeletionsEqualsARebuild(_ backend: Backend) throws {
         try backend.withStore { (store: any BlogStorage) throws in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("service-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer {
-                try? FileManager.default.removeItem(at: folder)
-                try? FileManager.default.removeItem(atPath: PageStore(folder: folder).stagingPath)
-            }
+            let folder = try makeTemporaryFolder()
+            defer { removeTemporaryFolder(folder) }
             let quiet = Logger(label: "test.service", factory: { _ in SwiftLogNoOpLogHandler() })
             let service = try BlogService(store: store, pages: PageStore(folder: folder),
                                           settings: .init(scrypt: .testing, pageSize: 3), logger: quiet)

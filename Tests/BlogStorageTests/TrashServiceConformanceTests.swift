@@ -17,12 +17,8 @@ import BlogModel
 struct TrashServiceConformanceTests {
     @Test(arguments: Backend.available) func trashRestoreAndPurgeEqualARebuild(_ backend: Backend) throws {
         try backend.withStore { (store: any BlogStorage) throws in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trash-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer {
-                try? FileManager.default.removeItem(at: folder)
-                try? FileManager.default.removeItem(atPath: PageStore(folder: folder).stagingPath)
-            }
+            let folder = try makeTemporaryFolder()
+            defer { removeTemporaryFolder(folder) }
             let quiet = Logger(label: "test.service", factory: { _ in SwiftLogNoOpLogHandler() })
             let clock = Mutex(t0)
             let service = try BlogService(store: store, pages: PageStore(folder: folder),

@@ -18,7 +18,7 @@ public func withTemporaryFolder<T>(_ body: (URL) throws -> T) throws -> T {
 
 /// Removes a temporary folder, and the staging folder a `PageStore` of it
 /// made beside it.
-private func removeTemporaryFolder(_ url: URL) {
+public func removeTemporaryFolder(_ url: URL) {
     try? FileManager.default.removeItem(at: url)
     try? FileManager.default.removeItem(atPath: PageStore(folder: url).stagingPath)
 }

@@ -1,5 +1,3 @@
-import BlogCore
-import BlogModel
 import BlogPages
 
 /// A page being written: markup as given, user text always escaped.

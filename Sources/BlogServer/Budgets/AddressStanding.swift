@@ -1,5 +1,3 @@
-import BlogCore
-import BlogModel
 import BlogWire
 import Synchronization
 import BlogAuth

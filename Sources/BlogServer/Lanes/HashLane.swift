@@ -1,8 +1,5 @@
-import BlogCore
-import BlogModel
 import Synchronization
 import BlogAuth
-import BlogLimits
 
 /// The lane of requests that hash a password (register, login), kept apart
 /// from the cheap ones so that a queue of scrypt work never delays them,

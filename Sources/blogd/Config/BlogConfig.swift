@@ -1,6 +1,5 @@
 import BlogWire
 import BlogModel
-import BlogPages
 import BlogAuth
 import BlogCore
 /// Everything `blogd serve` can be told, with the defaults of

@@ -1,7 +1,3 @@
-import BlogModel
-import BlogPages
-import BlogAuth
-import BlogCore
 
 /// Every configuration key blogd reads: its name in the JSON file, its
 /// environment variable, its default and what it does. `blogd serve

@@ -1,10 +1,6 @@
 import Configuration
 import Foundation
 import SystemPackage
-import BlogModel
-import BlogPages
-import BlogAuth
-import BlogCore
 
 /// Why a configuration could not be loaded; each reads as one clear line.
 public enum ConfigLoadError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,8 +1,4 @@
 import Foundation
-import BlogModel
-import BlogPages
-import BlogAuth
-import BlogCore
 
 /// Where the paths of a configuration lead. A relative path written in a
 /// config file is read from the file's folder, so that the service and an

@@ -1,7 +1,3 @@
-import BlogModel
-import BlogPages
-import BlogAuth
-import BlogCore
 
 /// `BLOGD_*` variables blogd does not know. A misspelt key in the config
 /// file is an error; a misspelt variable would otherwise be ignored

@@ -1,5 +1,3 @@
-import BlogCore
-import BlogModel
 import BlogSockets
 
 /// Where a running server's metrics are, from the same configuration it

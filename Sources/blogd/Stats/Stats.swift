@@ -1,6 +1,4 @@
 import ArgumentParser
-import BlogCore
-import BlogModel
 
 /// `blogd stats`: the running server's figures, from its `/metrics`, as
 /// a short table.
