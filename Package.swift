@@ -107,6 +107,7 @@ let package = Package(
             name: "BlogPostgres",
             dependencies: [
                 "BlogModel",
+                "BlogLimits",
                 "BlogWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

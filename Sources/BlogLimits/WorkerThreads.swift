@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// Such work may take 200 ms to 0.4 s of a core; at nice 10 it takes what
 /// the cheap requests (a post, a reply) leave, so a flood of it slows
-/// itself, not everyone. Jobs wait in `ranks` queues, the lower rank
+/// itself, not everyone. (PostgreSQL's task executor is the same pool at
+/// nice 0: its jobs are short and never block.) Jobs wait in `ranks` queues, the lower rank
 /// first, and within a rank by owner in turn (`FairQueue`), so one owner's
 /// flood delays another's job by no more than the jobs already running.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Dispatch
 import Synchronization
+import BlogLimits
 import BlogModel
 
 /// Runs PostgresNIO's async calls for `BlogStorage`'s synchronous callers.
@@ -42,45 +43,22 @@ struct Blocking: Sendable {
     }
 }
 
-/// A Swift task executor on a few threads of its own. The jobs it runs
-/// never block (they are PostgresNIO's async code, waiting on the network
-/// by suspending), so two threads serve every store of the process.
-final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+/// A Swift task executor on a few threads of its own, the same pool type
+/// as the hash and photo threads (`WorkerThreads`) at normal priority. The
+/// jobs it runs never block (they are PostgresNIO's async code, waiting on
+/// the network by suspending), so two threads serve every store of the
+/// process.
+final class ThreadExecutor: TaskExecutor, Sendable {
     static let shared = ThreadExecutor(threads: 2)
 
-    private let condition = NSCondition()
-    /// Guarded by `condition`.
-    private var jobs: [UnownedJob] = []
-    private var head = 0
+    private let threads: WorkerThreads
 
-    init(threads: Int) {
-        for index in 0 ..< threads {
-            let thread = Thread { [self] in work() }
-            thread.name = "blogd-postgres-\(index)"
-            thread.start()
-        }
+    init(threads count: Int) {
+        threads = WorkerThreads(name: "blogd-postgres", count: count, nice: 0)
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func work() {
-        while true {
-            condition.lock()
-            while head == jobs.count { condition.wait() }
-            let job = jobs[head]
-            head += 1
-            if head > 1024 && head * 2 > jobs.count {
-                jobs.removeFirst(head)
-                head = 0
-            }
-            condition.unlock()
-            job.runSynchronously(on: asUnownedTaskExecutor())
-        }
+        threads.submit { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
     }
 }
