@@ -7,14 +7,16 @@ import Synchronization
 /// the list `stop()` closes (a client that does not read its response keeps
 /// its request "in progress" until the timeout).
 ///
-/// Admission, so that many addresses holding idle connections cannot lock
-/// a reader out (400 idle connections from 20 addresses once made a page
-/// take 4.5 s, waiting in the backlog behind a first-come cap):
+/// Admission is the blog port's rule, `ConnectionLimits` (one rule for
+/// every door), so that many addresses holding idle connections cannot
+/// lock a reader out (400 idle connections from 20 addresses once made a
+/// page take 4.5 s, waiting in the backlog behind a first-come cap):
 /// - an address (an IPv6 /64 counts as one) holding `maxPerAddress`
 ///   connections has its next one closed at once;
-/// - past `maxConnections` in all, the new connection takes the place of
-///   the connection idle longest (no request in progress), from the
-///   address holding the most; with none idle, the new one is closed.
+/// - past `maxConnections` in all, a newcomer whose address holds at most
+///   half its fair share takes the place of the connection idle longest
+///   (no request in progress) among addresses holding more than half
+///   theirs; otherwise it is closed.
 final class OpenConnections: Sendable {
     private struct Entry {
         let channel: any Channel
@@ -42,21 +44,19 @@ final class OpenConnections: Sendable {
 
     private struct Table {
         var entries: [ObjectIdentifier: Entry] = [:]
-        var perAddress: [AddressKey: Int] = [:]
         /// Stopping: no newcomer is taken in.
         var closing = false
     }
 
-    let maxConnections: Int
-    let maxPerAddress: Int
+    /// The counts in all and per address, and the eviction rule.
+    let limits: ConnectionLimits
     private let table = Mutex(Table())
     private let counters = Mutex((refused: 0, evicted: 0))
     /// One for each entry: what `drained()` waits on.
     private let open = PendingCount()
 
     init(maxConnections: Int = .max, maxPerAddress: Int = .max) {
-        self.maxConnections = max(1, maxConnections)
-        self.maxPerAddress = max(1, maxPerAddress)
+        limits = ConnectionLimits(maxConnections: maxConnections, maxPerAddress: maxPerAddress)
     }
 
     /// How many are open now.
@@ -96,57 +96,67 @@ final class OpenConnections: Sendable {
     }
 
     /// Takes `channel` in, evicting an idle connection if the table is
-    /// full; false when it must be closed instead.
+    /// full; nil when it must be closed instead.
     private func admit(_ channel: any Channel) -> IdleMark? {
         let id = ObjectIdentifier(channel)
         let address = channel.remoteAddress.flatMap(Self.key)
         let mark = IdleMark()
-        let (admitted, victim): (Bool, (any Channel)?) = table.withLock { table in
+        // Under the table's lock, so that the victim chosen is still open
+        // and `quiesce` sees every connection admitted.
+        let (admitted, evicted): (Bool, (any Channel)?) = table.withLock { table in
             if table.closing { return (false, nil) }
-            if let address, table.perAddress[address, default: 0] >= maxPerAddress { return (false, nil) }
-            var victim: (any Channel)?
-            if table.entries.count >= maxConnections {
-                guard let chosen = Self.victim(in: table) else { return (false, nil) }
-                victim = table.entries[chosen]?.channel
-                remove(chosen, from: &table)
+            var loser: (any Channel)?
+            let admission = limits.admit(from: address) {
+                guard let chosen = victim(in: table),
+                      let entry = table.entries.removeValue(forKey: chosen) else { return false }
+                // Its place passes to the newcomer: no release at its close.
+                loser = entry.channel
+                open.leave()
+                limits.handOver(from: entry.address)
+                return true
             }
-            table.entries[id] = Entry(channel: channel, address: address, idle: mark)
-            if let address { table.perAddress[address, default: 0] += 1 }
-            open.enter()
-            return (true, victim)
+            switch admission {
+            case .served:
+                table.entries[id] = Entry(channel: channel, address: address, idle: mark)
+                open.enter()
+                return (true, loser)
+            case .rejected:
+                // The blog port says `err:BUSY` on such a place; HTTP
+                // closes at once, so the place is free again now.
+                limits.release(.rejected, from: address)
+                return (false, nil)
+            case nil:
+                return (false, nil)
+            }
         }
         counters.withLock {
             if !admitted { $0.refused += 1 }
-            if victim != nil { $0.evicted += 1 }
+            if evicted != nil { $0.evicted += 1 }
         }
-        victim?.close(promise: nil)
+        evicted?.close(promise: nil)
         guard admitted else { return nil }
         channel.closeFuture.whenComplete { [self] _ in
-            table.withLock { remove(id, from: &$0) }
+            table.withLock { table in
+                guard let entry = table.entries.removeValue(forKey: id) else { return }
+                // Under the table's lock: drained() cannot see an entry
+                // gone and the count not yet down.
+                open.leave()
+                limits.release(.served, from: entry.address)
+            }
         }
         return mark
     }
 
-    /// The connection idle longest, from the address holding the most.
-    private static func victim(in table: Table) -> ObjectIdentifier? {
-        var best: (id: ObjectIdentifier, held: Int, since: UInt64)?
+    /// The connection idle longest among those whose address holds more
+    /// than half its fair share (`ConnectionLimits.evictable`).
+    private func victim(in table: Table) -> ObjectIdentifier? {
+        var best: (id: ObjectIdentifier, since: UInt64)?
         for (id, entry) in table.entries {
-            guard let since = entry.idle.idleSince else { continue }
-            let held = entry.address.map { table.perAddress[$0] ?? 0 } ?? 0
-            if let current = best, (current.held, since) >= (held, current.since) { continue }
-            best = (id, held, since)
+            guard let since = entry.idle.idleSince, since < best?.since ?? .max,
+                  limits.evictable(entry.address) else { continue }
+            best = (id, since)
         }
         return best?.id
-    }
-
-    private func remove(_ id: ObjectIdentifier, from table: inout Table) {
-        guard let entry = table.entries.removeValue(forKey: id) else { return }
-        // Under the table's lock: drained() cannot see an entry gone and
-        // the count not yet down.
-        open.leave()
-        guard let address = entry.address else { return }
-        let left = (table.perAddress[address] ?? 1) - 1
-        table.perAddress[address] = left > 0 ? left : nil
     }
 
     /// Whose place a connection takes (`AddressKey`: an IPv6 /64 is one).

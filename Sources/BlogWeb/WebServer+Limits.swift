@@ -14,9 +14,11 @@ extension WebServer {
     ///   and one that does not read its response are all cut off;
     /// - more than `maxConnectionsPerAddress` from one address (an IPv6
     ///   /64): the extra one is closed at once;
-    /// - more than `maxConnections` at once: the newcomer takes the place of
-    ///   the connection idle longest, from the address holding the most
-    ///   (closed); with none idle, the newcomer is closed.
+    /// - more than `maxConnections` at once: a newcomer whose address holds
+    ///   at most half its fair share takes the place of the connection idle
+    ///   longest among addresses holding more than half theirs (closed);
+    ///   otherwise the newcomer is closed. It is the blog port's rule
+    ///   (`ConnectionLimits`).
     ///
     ///     var limits = WebServer.Limits()
     ///     limits.timeout = .seconds(5)

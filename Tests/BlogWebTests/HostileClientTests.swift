@@ -136,6 +136,56 @@ struct HostileClientTests {
         await web.stop()
     }
 
+    /// The blog port's fair-share rule (`ConnectionLimits`): a full table
+    /// loses a place of the address holding more than half its share, never
+    /// of one holding little, even when that one is idle longest; and the
+    /// crowd's own newcomer cannot evict.
+    @Test func aFullTableEvictsFromTheCrowdNotTheFew() async throws {
+        let web = try await start(.init(timeout: .seconds(600), maxConnections: 4))
+        let port = web.port
+        let (few, crowd) = try await offPool {
+            // Idle longest: the lone connection of 127.0.0.4.
+            let few = try RawHTTPConnection(port: port, source: "127.0.0.4")
+            _ = try few.request("/alice.html")
+            let crowd = try (0..<3).map { _ in
+                let connection = try RawHTTPConnection(port: port, source: "127.0.0.3")
+                _ = try connection.request("/alice.html")
+                return connection
+            }
+            return (few, crowd)
+        }
+        #expect(web.openConnections == 4)
+        let reply = try await offPool {
+            let newcomer = try RawHTTPConnection(port: port, source: "127.0.0.2")
+            defer { newcomer.close() }
+            return try newcomer.request("/alice.html")
+        }
+        #expect(reply.status == 200)
+        // The crowd's oldest made room (a guard of 60 s throws otherwise).
+        _ = try await offPool { try crowd[0].readUntilEnd() }
+        #expect(web.refusals.evicted == 1)
+        #expect(try await offPool { try few.request("/alice.html") }.status == 200)
+        // Full again (the newcomer's place is freed only at its close):
+        // the crowd's next connection evicts no one and is closed.
+        #expect(try await eventually { web.openConnections == 3 })
+        let holder = try await offPool {
+            let holder = try RawHTTPConnection(port: port, source: "127.0.0.5")
+            _ = try holder.request("/alice.html")
+            return holder
+        }
+        let refused = try await offPool {
+            let extra = try RawHTTPConnection(port: port, source: "127.0.0.3")
+            defer { extra.close() }
+            extra.send("GET /alice.html HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            return try extra.readUntilEnd()
+        }
+        #expect(refused.bytes.isEmpty)
+        #expect(web.refusals.refused == 1)
+        #expect(web.refusals.evicted == 1)
+        ([few, holder] + crowd).forEach { $0.close() }
+        await web.stop()
+    }
+
     /// A health check that never answers is a 503 within its second, and
     /// pages are served meanwhile: it never runs on the file thread.
     @Test func aHangingHealthCheckIs503AndPagesGoOn() async throws {
