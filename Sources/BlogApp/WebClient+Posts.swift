@@ -140,7 +140,7 @@ extension WebClient {
         }
         guard !form.isRefused else { return again(Self.notUTF8, .badRequest) }
         guard let user = signedIn.username else { return Self.unavailable(signedIn) }
-        let title: String, content: String, typedPlace: Place?
+        let title: Title, content: PostText, typedPlace: Place?
         switch validated(draft, withPlace: hasPlace) {
         case .failure(let error): return again(error.text, .badRequest)
         case .success(let fields): (title, content, typedPlace) = fields
@@ -175,7 +175,7 @@ extension WebClient {
         }
         // The HTML source stays while the text it gave is unchanged: plain
         // text typed here replaces it.
-        let extras = PostExtras(photos: photos, contentHTML: content == post.content ? post.contentHTML : nil, place: place)
+        let extras = PostExtras(photos: photos, contentHTML: content.value == post.content ? post.contentHTML : nil, place: place)
         switch perform(.editPost(user: user, id: id, title: title, content: content), extras: extras, as: user, from: request) {
         case .edited: return .redirect("/app/?done=edited")
         case .editRefused: return .page(AppPages.notFound(signedIn.viewer), status: .notFound)
@@ -213,10 +213,10 @@ extension WebClient {
 
     /// The title, text and place of a form, by the protocol's rules, the
     /// text within the configured `max_message_bytes` (as Micropub holds it).
-    func validated(_ draft: AppPages.Draft, withPlace: Bool) -> Result<(String, String, Place?), FormProblem> {
+    func validated(_ draft: AppPages.Draft, withPlace: Bool) -> Result<(Title, PostText, Place?), FormProblem> {
         do {
-            let title = try Title(draft.title).value
-            let content = try PostText(draft.content, maxBytes: backend.maxTextBytes).value
+            let title = try Title(draft.title)
+            let content = try PostText(draft.content, maxBytes: backend.maxTextBytes)
             var place: Place?
             if withPlace {
                 let latitude = draft.latitude.trimmingCharacters(in: .whitespaces)

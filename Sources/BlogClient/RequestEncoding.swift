@@ -23,7 +23,7 @@ extension Request {
     public static func posting(user: String, title: String, content: String,
                                place: Place? = nil) throws(BlogClientError) -> Request {
         let request = try checked { () throws(FieldError) in
-            let (user, title, content) = (try Username(user), try FieldRules.title(title), try FieldRules.content(content))
+            let (user, title, content) = (try Username(user), try Title(title), try PostText(framed: content))
             return place.map { Request.geoPost(user: user, place: $0, title: title, content: content) }
                 ?? Request.newPost(user: user, title: title, content: content)
         }
@@ -43,7 +43,7 @@ extension Request {
     public static func editing(user: String, id: Int64, title: String, content: String) throws(BlogClientError) -> Request {
         let request = try checked { () throws(FieldError) in
             Request.editPost(user: try Username(user), id: try FieldRules.postID(String(id)),
-                             title: try FieldRules.title(title), content: try FieldRules.content(content))
+                             title: try Title(title), content: try PostText(framed: content))
         }
         guard !title.utf8.contains(UInt8(ascii: ":")) else { throw .invalidArgument(.colonInTitle) }
         return request

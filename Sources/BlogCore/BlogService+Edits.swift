@@ -25,8 +25,9 @@ extension BlogService {
     /// `extras` (the web client's and Micropub's) may set the HTML source,
     /// the photos and the place too; the photos the post loses go with
     /// their files, once the pages no longer show them.
-    func editPost(_ user: Username, _ id: Int64, _ title: String, _ content: String, _ extras: PostExtras,
+    func editPost(_ user: Username, _ id: Int64, _ title: Title, _ content: PostText, _ extras: PostExtras,
                   _ session: Session) -> Reply {
+        let (title, content) = (title.value, content.value)
         do {
             guard let owner = try activeUser(user), try mayActAs(user, session) else { return .editRefused }
             let weight = PageRenderer.weight(title: title, content: content)

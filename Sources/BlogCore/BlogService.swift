@@ -310,8 +310,9 @@ public final class BlogService: Sendable {
             || leases.isHeld(by: user, from: session.peerAddress)
     }
 
-    private func newPost(_ user: Username, _ title: String, _ content: String, _ session: Session,
+    private func newPost(_ user: Username, _ title: Title, _ content: PostText, _ session: Session,
                          at place: Place? = nil, extras: PostExtras, posted: inout Int64?) -> Reply {
+        let (title, content) = (title.value, content.value)
         let photos = extras.photos ?? [], html = extras.contentHTML
         do {
             guard var owner = try users.user(named: user) else { return .postRefused }

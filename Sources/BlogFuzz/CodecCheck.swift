@@ -48,7 +48,7 @@ func checkRequest(_ body: [UInt8]) {
         if case .deletePost(_, let id) = request { precondition(id > 0) }
     case .newPost(let user, let title, let content), .editPost(let user, _, let title, let content),
          .geoPost(let user, _, let title, let content):
-        let post = PostRecord(id: 7, userID: 1, title: title, content: content, createdAt: Date(timeIntervalSince1970: 0))
+        let post = PostRecord(id: 7, userID: 1, title: title.value, content: content.value, createdAt: Date(timeIntervalSince1970: 0))
         let line = PageRenderer.fragment(post, user: user.value)
         precondition(!line.contains(UInt8(ascii: "\n")) && !line.contains(UInt8(ascii: "\r")), "a post spans lines")
         precondition(!contains(line, Array("<script".utf8)) && !contains(line, Array("<img".utf8)), "markup got through unescaped")

@@ -25,4 +25,10 @@ public struct PostText: Sendable, Hashable {
         value = try FieldRules.content(text)
         guard text.utf8.count <= maxBytes else { throw .contentTooLong(maxBytes: maxBytes) }
     }
+
+    /// The text of a blog-port message, whose frame the decoder held, whole,
+    /// to `max_message_bytes` already (`FrameDecoder`).
+    public init(framed text: String) throws(FieldError) {
+        value = try FieldRules.content(text)
+    }
 }

@@ -1,14 +1,17 @@
-/// A request from a client, parsed and validated.
+/// A request from a client, parsed and validated: every door (the blog
+/// port, the web client, Micropub) hands the service one of these, and
+/// its fields are values that cannot be invalid (`Username`, `Title`,
+/// `PostText`, `Place`).
 public enum Request: Equatable, Sendable {
     case register(user: Username, password: String)
     case login(user: Username, password: String)
-    case newPost(user: Username, title: String, content: String)
+    case newPost(user: Username, title: Title, content: PostText)
     /// `geopost:NAME:LAT:LON:TITLE:CONTENT`: a post with the place it was
     /// written; answered as `newpost`.
-    case geoPost(user: Username, place: Place, title: String, content: String)
+    case geoPost(user: Username, place: Place, title: Title, content: PostText)
     /// `posts:NAME`: the user's newest posts (id, date, title).
     case listPosts(user: Username)
-    case editPost(user: Username, id: Int64, title: String, content: String)
+    case editPost(user: Username, id: Int64, title: Title, content: PostText)
     case deletePost(user: Username, id: Int64)
 
     /// The protocol's name for the command, for logs.
@@ -28,10 +31,10 @@ public enum Request: Equatable, Sendable {
     public var fields: [String] {
         switch self {
         case .register(let user, let password), .login(let user, let password): [user.value, password]
-        case .newPost(let user, let title, let content): [user.value, title, content]
-        case .geoPost(let user, let place, let title, let content): [user.value, place.latitude, place.longitude, title, content]
+        case .newPost(let user, let title, let content): [user.value, title.value, content.value]
+        case .geoPost(let user, let place, let title, let content): [user.value, place.latitude, place.longitude, title.value, content.value]
         case .listPosts(let user): [user.value]
-        case .editPost(let user, let id, let title, let content): [user.value, String(id), title, content]
+        case .editPost(let user, let id, let title, let content): [user.value, String(id), title.value, content.value]
         case .deletePost(let user, let id): [user.value, String(id)]
         }
     }
@@ -100,15 +103,15 @@ extension Request {
         case "newpost":
             let f = try fields(3)
             let user = try Self.validated { () throws(FieldError) in try Username(f[0]) }
-            let title = try Self.validated { () throws(FieldError) in try FieldRules.title(f[1]) }
-            let content = try Self.validated { () throws(FieldError) in try FieldRules.content(f[2]) }
+            let title = try Self.validated { () throws(FieldError) in try Title(f[1]) }
+            let content = try Self.validated { () throws(FieldError) in try PostText(framed: f[2]) }
             self = .newPost(user: user, title: title, content: content)
         case "geopost":
             let f = try fields(5)
             let user = try Self.validated { () throws(FieldError) in try Username(f[0]) }
             let place = try Self.validated { () throws(FieldError) in try Place(latitude: f[1], longitude: f[2]) }
-            let title = try Self.validated { () throws(FieldError) in try FieldRules.title(f[3]) }
-            let content = try Self.validated { () throws(FieldError) in try FieldRules.content(f[4]) }
+            let title = try Self.validated { () throws(FieldError) in try Title(f[3]) }
+            let content = try Self.validated { () throws(FieldError) in try PostText(framed: f[4]) }
             self = .geoPost(user: user, place: place, title: title, content: content)
         case "posts":
             let f = try fields(1)
@@ -117,8 +120,8 @@ extension Request {
             let f = try fields(4)
             let user = try Self.validated { () throws(FieldError) in try Username(f[0]) }
             let id = try Self.validated { () throws(FieldError) in try FieldRules.postID(f[1]) }
-            let title = try Self.validated { () throws(FieldError) in try FieldRules.title(f[2]) }
-            let content = try Self.validated { () throws(FieldError) in try FieldRules.content(f[3]) }
+            let title = try Self.validated { () throws(FieldError) in try Title(f[2]) }
+            let content = try Self.validated { () throws(FieldError) in try PostText(framed: f[3]) }
             self = .editPost(user: user, id: id, title: title, content: content)
         case "delpost":
             let f = try fields(2)

@@ -65,7 +65,7 @@ extension MicropubTests {
         #expect(try posts().first?.content == "again")
         // The protocol's editpost sends plain text: it clears the HTML too.
         let alice = try Username("alice")
-        let edited = app.blog.server.perform(.editPost(user: alice, id: id, title: "T", content: "over the wire"),
+        let edited = try app.blog.server.perform(.editPost(user: alice, id: id, title: Title("T"), content: PostText(framed: "over the wire")),
                                              session: Session(peerAddress: "203.0.113.5", authenticatedAs: alice))
         #expect(edited.reply == .edited)
         #expect(try source(id)["content"] as? [String] == ["over the wire"])

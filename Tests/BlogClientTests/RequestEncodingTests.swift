@@ -58,7 +58,7 @@ import BlogWire
     }
 
     @Test func colonInATitleBuiltByHandIsRefused() throws {
-        let request = Request.newPost(user: try Username("alice"), title: "a:b", content: "c")
+        let request = try Request.newPost(user: try Username("alice"), title: Title("a:b"), content: PostText(framed: "c"))
         #expect(throws: BlogClientError.invalidArgument(.colonInTitle)) { try request.wireMessage() }
     }
 
@@ -66,7 +66,7 @@ import BlogWire
         let user = try Username("alice")
         let register = Request.register(user: user, password: "pw")
         let login = Request.login(user: user, password: "pw")
-        let post = Request.newPost(user: user, title: "t", content: "c")
+        let post = try Request.newPost(user: user, title: Title("t"), content: PostText(framed: "c"))
         #expect(BlogReply(.registered, answering: register) == .ok)
         #expect(BlogReply(.nameTaken, answering: register) == .taken)
         #expect(BlogReply(.databaseError, answering: register) == .serverError)

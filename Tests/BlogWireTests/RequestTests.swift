@@ -29,7 +29,7 @@ struct RequestTests {
 
     @Test func newPost() {
         #expect(parse("newpost:User:Titulek clanku:Zde je cely dlouhy text prispevku.")
-            == .success(.newPost(user: user("User"), title: "Titulek clanku", content: "Zde je cely dlouhy text prispevku.")))
+            == .success(.newPost(user: user("User"), title: Title("Titulek clanku"), content: PostText(framed: "Zde je cely dlouhy text prispevku."))))
     }
 
     @Test func commandAndUserProperties() throws {
@@ -53,24 +53,24 @@ struct RequestTests {
     }
 
     @Test func contentMayContainColons() {
-        #expect(parse("newpost:bob:T:x:y::z:") == .success(.newPost(user: user("bob"), title: "T", content: "x:y::z:")))
-        #expect(parse("newpost:bob:T::") == .success(.newPost(user: user("bob"), title: "T", content: ":")))
+        #expect(parse("newpost:bob:T:x:y::z:") == .success(.newPost(user: user("bob"), title: Title("T"), content: PostText(framed: "x:y::z:"))))
+        #expect(parse("newpost:bob:T::") == .success(.newPost(user: user("bob"), title: Title("T"), content: PostText(framed: ":"))))
     }
 
     @Test func usernameAndTitleEndAtTheFirstColon() {
         // What looks like "user:name" is user "user" and a password "name:pw".
         #expect(parse("register:user:name:pw") == .success(.register(user: user("user"), password: "name:pw")))
         // A title cannot hold a colon: the rest goes to the content.
-        #expect(parse("newpost:bob:Re: hello:text") == .success(.newPost(user: user("bob"), title: "Re", content: " hello:text")))
+        #expect(parse("newpost:bob:Re: hello:text") == .success(.newPost(user: user("bob"), title: Title("Re"), content: PostText(framed: " hello:text"))))
     }
 
     @Test func contentKeepsLineBreaksAndTabs() {
         #expect(parse("newpost:a:t:one\r\ntwo\nthree\rfour\tfive")
-            == .success(.newPost(user: user("a"), title: "t", content: "one\r\ntwo\nthree\rfour\tfive")))
+            == .success(.newPost(user: user("a"), title: Title("t"), content: PostText(framed: "one\r\ntwo\nthree\rfour\tfive"))))
     }
 
     @Test func contentMayBeEmpty() {
-        #expect(parse("newpost:a:t:") == .success(.newPost(user: user("a"), title: "t", content: "")))
+        #expect(parse("newpost:a:t:") == .success(.newPost(user: user("a"), title: Title("t"), content: PostText(framed: ""))))
     }
 
     /// docs/protocol.md: fields split on the first colons, the last field takes
@@ -80,7 +80,7 @@ struct RequestTests {
         #expect(parse("login:alice:\u{301}pw") == .success(.login(user: user("alice"), password: "\u{301}pw")))
         #expect(parse("register:alice:\u{200D}x") == .success(.register(user: user("alice"), password: "\u{200D}x")))
         #expect(parse("newpost:alice:Title:\u{301}text")
-            == .success(.newPost(user: user("alice"), title: "Title", content: "\u{301}text")))
+            == .success(.newPost(user: user("alice"), title: Title("Title"), content: PostText(framed: "\u{301}text"))))
     }
 
     // MARK: Wrong field counts
@@ -118,12 +118,12 @@ struct RequestTests {
         #expect(error("newpost:a:t:\u{1B}[31mred") == .badArguments(.controlCharacters))
     }
 
-    @Test func limitsAreInclusive() {
+    @Test func limitsAreInclusive() throws {
         let name = String(repeating: "n", count: 32)
         let password = String(repeating: "p", count: 256)
         let title = String(repeating: "t", count: 200)
         #expect(parse("register:\(name):\(password)") == .success(.register(user: user(name), password: password)))
-        #expect(parse("newpost:\(name):\(title):") == .success(.newPost(user: user(name), title: title, content: "")))
+        #expect(try parse("newpost:\(name):\(title):") == .success(.newPost(user: user(name), title: Title(title), content: PostText(framed: ""))))
     }
 
     // MARK: Unknown commands
@@ -171,7 +171,7 @@ struct RequestTests {
         let alice = try Username("alice")
         #expect(try Request(message: Array("posts:alice".utf8)) == .listPosts(user: alice))
         #expect(try Request(message: Array("editpost:alice:17:New: title?:text: with colons".utf8))
-                == .editPost(user: alice, id: 17, title: "New", content: " title?:text: with colons"))
+                == .editPost(user: alice, id: 17, title: Title("New"), content: PostText(framed: " title?:text: with colons")))
         #expect(try Request(message: Array("delpost:alice:9".utf8)) == .deletePost(user: alice, id: 9))
         for bad in ["editpost:alice:0:T:x", "editpost:alice:+1:T:x", "editpost:alice: 1:T:x", "delpost:alice:1e3",
                     "delpost:alice:", "delpost:alice:1234567890123456789", "posts:", "posts:a:b", "delpost:alice",

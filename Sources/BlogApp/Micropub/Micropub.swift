@@ -199,7 +199,7 @@ public struct Micropub: WebApplication {
         let place = try editedPlace(update)
         let (newTitle, newContent) = try checked(title: name, content: content)
         let extras = PostExtras(photos: photos, contentHTML: try html.map(Self.checkedHTML), place: place)
-        let unchanged = newTitle == post.title && newContent == post.content && extras.contentHTML == post.contentHTML
+        let unchanged = newTitle.value == post.title && newContent.value == post.content && extras.contentHTML == post.contentHTML
             && (photos == nil || photos == post.photos.map { PhotoAttachment(name: $0.name, alt: $0.alt) })
             && (place == .keep || place == (post.place.map(PlaceEdit.set) ?? .remove))
         guard !unchanged else { return WebResponse(status: .noContent) }
@@ -427,9 +427,9 @@ public struct Micropub: WebApplication {
     /// A title and text by the protocol's rules, the text within the
     /// configured `max_message_bytes`, as the web client holds it: the
     /// same on create and on update.
-    func checked(title: String, content: String) throws(MicropubError) -> (String, String) {
+    func checked(title: String, content: String) throws(MicropubError) -> (Title, PostText) {
         do {
-            return (try Title(title).value, try PostText(content, maxBytes: backend.maxTextBytes).value)
+            return (try Title(title), try PostText(content, maxBytes: backend.maxTextBytes))
         } catch {
             throw .invalidRequest(WebClient.explain(error))
         }
