@@ -47,14 +47,14 @@ struct PasswordChangeTests {
         let token = try app.tokens.issue(userID: record.id, kind: .bearer, scopes: [.create], label: "app", lifetime: nil).secret
         // A login on the blog port leaves a lease: that address may post.
         #expect(blogPort(.login(user: user, password: "old password"), from: "198.51.100.7") == .loggedIn)
-        #expect(blogPort(.newPost(user: user, title: Title("By lease"), content: PostText(framed: "")), from: "198.51.100.7") == .posted)
+        #expect(try blogPort(.newPost(user: user, title: Title("By lease"), content: PostText(framed: "")), from: "198.51.100.7") == .posted)
 
         let changed = change(laptop, old: "old password", new: "new password")
         #expect(changed.status == .seeOther && changed.headers[.location] == "/app/settings?done=password")
         let settings = laptop.get("/app/settings?done=password")
         #expect(settings.status == .ok && settings.text.contains("Password changed"), "this browser stays signed in")
         #expect(phone.get("/app/").status == .seeOther, "the other session ended")
-        #expect(blogPort(.newPost(user: user, title: Title("Lease gone"), content: PostText(framed: "")), from: "198.51.100.7") == .postRefused)
+        #expect(try blogPort(.newPost(user: user, title: Title("Lease gone"), content: PostText(framed: "")), from: "198.51.100.7") == .postRefused)
         #expect(try app.tokens.verify(token, kind: .bearer) != nil, "Micropub tokens stay")
         #expect(blogPort(.login(user: user, password: "old password"), from: "198.51.100.8") == .loginRefused)
         #expect(blogPort(.login(user: user, password: "new password"), from: "198.51.100.8") == .loggedIn)

@@ -220,7 +220,7 @@ struct WebClientTests {
         browser.signIn("ivan", "pw")
         let user = try Username("ivan")
         var stranger = Session(peerAddress: "192.0.2.77")
-        #expect(app.blog.service.execute(.newPost(user: user, title: Title("Not me"), content: PostText(framed: "")), session: &stranger) == .postRefused)
+        #expect(try app.blog.service.execute(.newPost(user: user, title: Title("Not me"), content: PostText(framed: "")), session: &stranger) == .postRefused)
         let owner = try #require(try app.blog.store.user(named: "ivan"))
         #expect(try app.blog.store.posts(ofUserID: owner.id).isEmpty)
     }

@@ -19,16 +19,16 @@ struct PhotoPostTests {
         #expect(f.service.storePhoto(photo, image: fakeJPEG(), thumbnail: fakeJPEG(200, seed: 2), for: alice,
                                      session: session) == .posted)
         #expect(FileManager.default.fileExists(atPath: f.publicFolder.appendingPathComponent(photo.file).path))
-        let outcome = f.server.perform(.newPost(user: alice, title: Title("Sea"), content: PostText(framed: "blue")), photos: [photo.name],
+        let outcome = try f.server.perform(.newPost(user: alice, title: Title("Sea"), content: PostText(framed: "blue")), photos: [photo.name],
                                        session: session)
         #expect(outcome.reply == .posted)
         let id = try #require(outcome.postID)
         #expect(try f.store.posts(ids: [id]).first?.photos == [photo])
         #expect(try #require(f.page(of: "alice")).contains("<img src=\"\(photo.thumbnailFile)\""))
         // On a post already: refused, nothing stored.
-        let again = f.server.perform(.newPost(user: alice, title: Title("Again"), content: PostText(framed: "x")), photos: [photo.name], session: session)
+        let again = try f.server.perform(.newPost(user: alice, title: Title("Again"), content: PostText(framed: "x")), photos: [photo.name], session: session)
         #expect(again.reply == .postRefused)
-        #expect(f.server.perform(.newPost(user: alice, title: Title("Plain"), content: PostText(framed: "x")), session: session).reply == .posted)
+        #expect(try f.server.perform(.newPost(user: alice, title: Title("Plain"), content: PostText(framed: "x")), session: session).reply == .posted)
         #expect(try f.postCount(of: "alice") == 2)
     }
 }

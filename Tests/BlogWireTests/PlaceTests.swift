@@ -36,7 +36,7 @@ struct PlaceTests {
 
     @Test func geoPostParsesLikeNewPostWithAPlace() throws {
         let request = try parse("geopost:alice:50.08:14.42:On the bridge:text: with colons").get()
-        #expect(request == .geoPost(user: try Username("alice"), place: try Place(latitude: "50.08", longitude: "14.42"),
+        #expect(try request == .geoPost(user: Username("alice"), place: Place(latitude: "50.08", longitude: "14.42"),
                                     title: Title("On the bridge"), content: PostText(framed: "text: with colons")))
         #expect(request.command == "geopost")
         #expect(request.messageBody == "geopost:alice:50.08:14.42:On the bridge:text: with colons")

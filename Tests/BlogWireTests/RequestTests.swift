@@ -27,8 +27,8 @@ struct RequestTests {
         #expect(parse("login:User:mojeHeslo") == .success(.login(user: user("User"), password: "mojeHeslo")))
     }
 
-    @Test func newPost() {
-        #expect(parse("newpost:User:Titulek clanku:Zde je cely dlouhy text prispevku.")
+    @Test func newPost() throws {
+        #expect(try parse("newpost:User:Titulek clanku:Zde je cely dlouhy text prispevku.")
             == .success(.newPost(user: user("User"), title: Title("Titulek clanku"), content: PostText(framed: "Zde je cely dlouhy text prispevku."))))
     }
 
@@ -52,34 +52,34 @@ struct RequestTests {
         #expect(parse("login:bob:pw:") == .success(.login(user: user("bob"), password: "pw:")))
     }
 
-    @Test func contentMayContainColons() {
-        #expect(parse("newpost:bob:T:x:y::z:") == .success(.newPost(user: user("bob"), title: Title("T"), content: PostText(framed: "x:y::z:"))))
-        #expect(parse("newpost:bob:T::") == .success(.newPost(user: user("bob"), title: Title("T"), content: PostText(framed: ":"))))
+    @Test func contentMayContainColons() throws {
+        #expect(try parse("newpost:bob:T:x:y::z:") == .success(.newPost(user: user("bob"), title: Title("T"), content: PostText(framed: "x:y::z:"))))
+        #expect(try parse("newpost:bob:T::") == .success(.newPost(user: user("bob"), title: Title("T"), content: PostText(framed: ":"))))
     }
 
-    @Test func usernameAndTitleEndAtTheFirstColon() {
+    @Test func usernameAndTitleEndAtTheFirstColon() throws {
         // What looks like "user:name" is user "user" and a password "name:pw".
         #expect(parse("register:user:name:pw") == .success(.register(user: user("user"), password: "name:pw")))
         // A title cannot hold a colon: the rest goes to the content.
-        #expect(parse("newpost:bob:Re: hello:text") == .success(.newPost(user: user("bob"), title: Title("Re"), content: PostText(framed: " hello:text"))))
+        #expect(try parse("newpost:bob:Re: hello:text") == .success(.newPost(user: user("bob"), title: Title("Re"), content: PostText(framed: " hello:text"))))
     }
 
-    @Test func contentKeepsLineBreaksAndTabs() {
-        #expect(parse("newpost:a:t:one\r\ntwo\nthree\rfour\tfive")
+    @Test func contentKeepsLineBreaksAndTabs() throws {
+        #expect(try parse("newpost:a:t:one\r\ntwo\nthree\rfour\tfive")
             == .success(.newPost(user: user("a"), title: Title("t"), content: PostText(framed: "one\r\ntwo\nthree\rfour\tfive"))))
     }
 
-    @Test func contentMayBeEmpty() {
-        #expect(parse("newpost:a:t:") == .success(.newPost(user: user("a"), title: Title("t"), content: PostText(framed: ""))))
+    @Test func contentMayBeEmpty() throws {
+        #expect(try parse("newpost:a:t:") == .success(.newPost(user: user("a"), title: Title("t"), content: PostText(framed: ""))))
     }
 
     /// docs/protocol.md: fields split on the first colons, the last field takes
     /// the rest verbatim, and a password may be any characters. A field that
     /// starts with a combining mark must not glue itself to the colon before it.
-    @Test func lastFieldMayStartWithACombiningMark() {
+    @Test func lastFieldMayStartWithACombiningMark() throws {
         #expect(parse("login:alice:\u{301}pw") == .success(.login(user: user("alice"), password: "\u{301}pw")))
         #expect(parse("register:alice:\u{200D}x") == .success(.register(user: user("alice"), password: "\u{200D}x")))
-        #expect(parse("newpost:alice:Title:\u{301}text")
+        #expect(try parse("newpost:alice:Title:\u{301}text")
             == .success(.newPost(user: user("alice"), title: Title("Title"), content: PostText(framed: "\u{301}text"))))
     }
 
