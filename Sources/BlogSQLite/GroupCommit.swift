@@ -14,6 +14,12 @@ import Synchronization
 /// tried again in a transaction of its own, so one bad write cannot take
 /// its batch mates down, and none is stored twice.
 ///
+/// No thread of its own commits: a writer that finds no batch under way
+/// commits one itself, on its own thread, and then hands the next batch
+/// to the first writer waiting (which was to wake anyway, for its reply).
+/// So a lone post crosses no thread here, and under load each batch costs
+/// no extra wake-up.
+///
 /// A write still waiting for its batch after `deadline` seconds (the batch
 /// before it stuck on a slow disk, another process holding the file) is
 /// taken out of the queue and fails with `.deadlineExceeded`: it is never
@@ -27,10 +33,11 @@ final class GroupCommit: Sendable {
         let done = DispatchSemaphore(value: 0)
         /// Set by the committer before `done` is signalled.
         var failure: (any Error)?
-        /// Waiting, taken into a batch, or given up by its caller: whoever
-        /// moves it out of waiting first decides.
+        /// Waiting, asked to commit the next batch, taken into a batch, or
+        /// given up by its caller: whoever moves it out of waiting first
+        /// decides.
         private let state = Atomic<UInt8>(Job.waiting)
-        private static let waiting: UInt8 = 0, taken: UInt8 = 1, abandoned: UInt8 = 2
+        private static let waiting: UInt8 = 0, taken: UInt8 = 1, abandoned: UInt8 = 2, leading: UInt8 = 3
 
         init(_ work: @escaping (Database) throws -> Void, committed: (() -> Void)?) {
             self.work = work
@@ -40,16 +47,27 @@ final class GroupCommit: Sendable {
         /// The committer: false when the caller gave up on it.
         func take() -> Bool {
             state.compareExchange(expected: Self.waiting, desired: Self.taken, ordering: .acquiringAndReleasing).exchanged
+                || state.compareExchange(expected: Self.leading, desired: Self.taken, ordering: .acquiringAndReleasing).exchanged
         }
 
-        /// The caller, at its deadline: false when a batch has it already.
+        /// The caller, at its deadline: false when a batch has it already,
+        /// or it was asked to commit one.
         func abandon() -> Bool {
             state.compareExchange(expected: Self.waiting, desired: Self.abandoned, ordering: .acquiringAndReleasing).exchanged
         }
+
+        /// The committer of the batch before: false when the caller gave up.
+        func promote() -> Bool {
+            state.compareExchange(expected: Self.waiting, desired: Self.leading, ordering: .acquiringAndReleasing).exchanged
+        }
+
+        /// Woken to commit the next batch (its own first), not with its result.
+        var isLeading: Bool { state.load(ordering: .acquiring) == Self.leading }
     }
 
     private let pool: DatabasePool
-    private let queue = DispatchQueue(label: "blogd.group-commit")
+    /// The writes waiting for a batch, and whether a writer is committing
+    /// one (then it, not a newcomer, hands the next batch on).
     private let pending = Mutex<(jobs: [Job], scheduled: Bool)>(([], false))
     /// The most writes one transaction takes, so one batch's latency stays bounded.
     let maxBatch: Int
@@ -78,16 +96,21 @@ final class GroupCommit: Sendable {
             let value = try work(db)
             result.withLock { $0 = value }
         }, committed: committed.map { committed in { committed(result.withLock { $0! }) } })
-        let mustSchedule = pending.withLock { state in
+        let leads = pending.withLock { state in
             state.jobs.append(job)
             defer { state.scheduled = true }
             return !state.scheduled
         }
-        if mustSchedule { queue.async { self.drain() } }
-        let limit = RequestDeadline.seconds(upTo: deadline)
-        if job.done.wait(timeout: .now() + limit) == .timedOut {
-            if job.abandon() { throw StorageError.deadlineExceeded(seconds: deadline) }
-            job.done.wait()
+        if leads {
+            commitNextBatch()
+        } else {
+            let limit = RequestDeadline.seconds(upTo: deadline)
+            if job.done.wait(timeout: .now() + limit) == .timedOut {
+                if job.abandon() { throw StorageError.deadlineExceeded(seconds: deadline) }
+                job.done.wait()
+            }
+            // Asked to commit the next batch: it holds this job, first.
+            if job.isLeading { commitNextBatch() }
         }
         if let failure = job.failure { throw failure }
         return result.withLock { $0! }
@@ -97,23 +120,31 @@ final class GroupCommit: Sendable {
     /// benchmarks).
     var statistics: (batches: Int, writes: Int) { batchSizes.withLock { $0 } }
 
+    /// Writes waiting for a batch, given-up ones among them (for tests).
+    var waitingCount: Int { pending.withLock { $0.jobs.count } }
+
     /// Batches of several writes whose commit failed, so that their writes
     /// were tried again one by one.
     var failedBatches: Int { failedBatchCount.withLock { $0 } }
 
-    /// Commits everything pending, batch after batch, until nothing is left.
-    private func drain() {
-        while true {
-            let (batch, empty): ([Job], Bool) = pending.withLock { state in
-                let taken = Array(state.jobs.prefix(maxBatch))
-                state.jobs.removeFirst(taken.count)
-                if taken.isEmpty { state.scheduled = false }
-                return (taken, taken.isEmpty)
-            }
-            guard !empty else { return }
-            let live = batch.filter { $0.take() }
-            if !live.isEmpty { commit(live) }
+    /// Commits the batch at the head of the queue, on this thread, then
+    /// asks the first writer still waiting to commit the next one.
+    private func commitNextBatch() {
+        let batch = pending.withLock { state in
+            let taken = Array(state.jobs.prefix(maxBatch))
+            state.jobs.removeFirst(taken.count)
+            return taken
         }
+        let live = batch.filter { $0.take() }
+        if !live.isEmpty { commit(live) }
+        let next: Job? = pending.withLock { state in
+            // Those that gave up are dropped: the batch takes none of them.
+            let skipped = state.jobs.prefix { !$0.promote() }.count
+            state.jobs.removeFirst(skipped)
+            if state.jobs.isEmpty { state.scheduled = false }
+            return state.jobs.first
+        }
+        next?.done.signal()
     }
 
     private func commit(_ batch: [Job]) {
@@ -127,6 +158,8 @@ final class GroupCommit: Sendable {
                 commitTogether([job])
             }
         }
+        // The committer's own job too: its semaphore is never waited on
+        // again, and one left signalled is harmless.
         batch.forEach { $0.done.signal() }
     }
 

@@ -290,6 +290,65 @@ struct BlogStoreTests {
         }
     }
 
+    /// No thread of its own: a lone write is committed on its caller's
+    /// thread, and the `committed` callback runs there too.
+    @Test func aLoneWriteCommitsOnItsCallersThread() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let commits = GroupCommit(pool: store.pool)
+            let caller = pthread_self()
+            let committer = Collector<pthread_t>()
+            let writer = try commits.write({ _ in pthread_self() }, committed: { _ in committer.append(pthread_self()) })
+            #expect(pthread_equal(writer, caller) != 0)
+            #expect(committer.all.count == 1 && pthread_equal(committer.all[0], caller) != 0)
+        }
+    }
+
+    /// The writer that commits a batch hands the next one to the first
+    /// writer still waiting, passing over one that gave up at its own
+    /// request's deadline: that one is never made, the next one is.
+    @Test func theNextBatchPassesOverAWriterThatGaveUp() throws {
+        try withStore { (store: BlogStore, _: URL) throws in
+            let commits = GroupCommit(pool: store.pool, deadline: 3600)
+            let blocking = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+            let writers = DispatchGroup()
+            @Sendable func insert(_ name: String) throws {
+                try commits.write { db in
+                    try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES (?, 'h', 't')", arguments: [name])
+                }
+            }
+            writers.enter()
+            Thread {
+                _ = try? commits.write { _ in
+                    blocking.signal()
+                    release.wait()
+                }
+                writers.leave()
+            }.start()
+            blocking.wait()
+            // Its request's deadline passes while the batch ahead holds on.
+            #expect(throws: StorageError.deadlineExceeded(seconds: 3600)) {
+                try RequestDeadline.$end.withValue(.now + .milliseconds(100)) { try insert("late") }
+            }
+            let outcome = Collector<String>()
+            writers.enter()
+            Thread {
+                defer { writers.leave() }
+                do { try insert("next"); outcome.append("stored") } catch { outcome.append("\(error)") }
+            }.start()
+            // Both wait in the queue, the given-up one first.
+            // (A guard of 60 s, not a timing: the count is reached at once.)
+            let guardEnd = Date() + 60
+            while commits.waitingCount < 2 && Date() < guardEnd { usleep(1_000) }
+            #expect(commits.waitingCount == 2)
+            release.signal()
+            writers.wait()
+            #expect(outcome.all == ["stored"])
+            let names = try store.pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM users") }
+            #expect(names == ["next"], "given up means never made")
+            #expect(commits.waitingCount == 0)
+        }
+    }
+
     /// Another process holding the database's write lock past the deadline
     /// fails the write with `.deadlineExceeded`, and nothing of it is stored.
     @Test func writeLockHeldElsewhereFailsAtTheDeadline() throws {
