@@ -199,10 +199,8 @@ public final class BlogService: Sendable {
     private func perform(_ request: Request, extras: PostExtras, _ session: inout Session,
                          posted: inout Int64?) -> (reply: Reply, body: [UInt8]?) {
         switch request {
-        case .register(let user, let password):
-            return (register(user, password, &session), nil)
-        case .login(let user, let password):
-            return (login(user, password, &session), nil)
+        case .register, .login:
+            return (finishHere(passwordStep(of: request, session: session), &session), nil)
         case .newPost(let user, let title, let content):
             return (RequestDeadline.$end.withValue(storageDeadline()) {
                 newPost(user, title, content, session, extras: extras, posted: &posted)
@@ -220,26 +218,73 @@ public final class BlogService: Sendable {
         }
     }
 
-    private func register(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
+    /// Parses one message body of a register or login and runs what comes
+    /// before its hash (`PasswordStep`). Any other message is carried out
+    /// here, whole.
+    public func passwordStep(message body: [UInt8], session: Session) -> PasswordStep {
+        do {
+            return passwordStep(of: try Request(message: body), session: session)
+        } catch {
+            return .answered(Outcome(reply: error.reply))
+        }
+    }
+
+    /// `passwordStep(message:session:)` for a parsed request.
+    public func passwordStep(of request: Request, session: Session) -> PasswordStep {
+        switch request {
+        case .register(let user, let password):
+            return registerStep(user, password, session)
+        case .login(let user, let password):
+            return loginStep(user, password, session)
+        default:
+            var session = session
+            return .answered(outcome(of: request, session: &session))
+        }
+    }
+
+    /// A step carried out on this thread, the hash on a hashing thread
+    /// while this one waits (for callers with nothing else to do: tests,
+    /// commands, the synchronous `outcome(of:session:)`).
+    private func finishHere(_ step: PasswordStep, _ session: inout Session) -> Reply {
+        switch step {
+        case .answered(let outcome):
+            return outcome.reply
+        case .hash(let work):
+            HashingThreads.shared.run(for: work.owner, standing: work.standing) { work.hash() }
+            return work.finish(&session).reply
+        }
+    }
+
+    private func registerStep(_ user: Username, _ password: String, _ session: Session) -> PasswordStep {
+        let answered = { (reply: Reply) in PasswordStep.answered(Outcome(reply: reply, command: "register", user: user.value)) }
         do {
             // Closed: only the admin adds users. Told as a taken name, as
             // the original client knows no other refusal.
-            guard registrationOpen else { return .nameTaken }
+            guard registrationOpen else { return answered(.nameTaken) }
             // `index.html` is the list of blogs: no user may have that page.
-            if Self.reservedNames.contains(user.key) { return .nameTaken }
+            if Self.reservedNames.contains(user.key) { return answered(.nameTaken) }
             // Cheap check first, so taken names cost no scrypt.
-            if try users.user(named: user) != nil { return .nameTaken }
-            let hash = try hashing(for: session) { [hasher] () throws(PasswordHasher.HashError) in try hasher.hash(password) }
-            // From here on, one deadline for the insert, the page and an undo.
-            return try RequestDeadline.$end.withValue(storageDeadline()) { () throws in
-                try store(user, hash: hash, &session)
-            }
-        } catch StorageError.nameTaken {
-            return .nameTaken
+            if try users.user(named: user) != nil { return answered(.nameTaken) }
         } catch {
             logger.error("register failed", metadata: ["user": "\(user)", "error": "\(error)"])
-            return .databaseError
+            return answered(.databaseError)
         }
+        return .hash(work(for: session, command: "register", user: user, hash: { [hasher] in
+            Result { () throws(PasswordHasher.HashError) in try hasher.hash(password) }
+        }, then: { [self] hashed, session in
+            do {
+                let hash = try hashed.get()
+                // From here on, one deadline for the insert, the page and an undo.
+                return try RequestDeadline.$end.withValue(storageDeadline()) { () throws in
+                    try store(user, hash: hash, &session)
+                }
+            } catch StorageError.nameTaken {
+                return .nameTaken
+            } catch {
+                logger.error("register failed", metadata: ["user": "\(user)", "error": "\(error)"])
+                return .databaseError
+            }
+        }))
     }
 
     /// When the storage calls of a request starting now must be done.
@@ -275,7 +320,8 @@ public final class BlogService: Sendable {
         feeds.changed(user.id, user)
     }
 
-    private func login(_ user: Username, _ password: String, _ session: inout Session) -> Reply {
+    private func loginStep(_ user: Username, _ password: String, _ session: Session) -> PasswordStep {
+        let answered = { (reply: Reply) in PasswordStep.answered(Outcome(reply: reply, command: "login", user: user.value)) }
         let record: UserRecord?
         do {
             // Read afresh, not from the directory: the admin may have
@@ -283,22 +329,23 @@ public final class BlogService: Sendable {
             record = try storage.user(named: user.value).flatMap { $0.suspended ? nil : $0 }
         } catch {
             logger.error("login failed", metadata: ["user": "\(user)", "error": "\(error)"])
-            return .databaseError
+            return answered(.databaseError)
         }
         // A locked-out guesser learns nothing more, and costs no scrypt.
-        guard throttle.begin(user, from: session.peerAddress) else { return .loginRefused }
-        let valid = hashing(for: session) { [hasher] in
+        guard throttle.begin(user, from: session.peerAddress) else { return answered(.loginRefused) }
+        return .hash(work(for: session, command: "login", user: user, hash: { [hasher] in
             guard let record else {
                 // Same cost as a real check, so timing does not reveal names.
                 hasher.verifyDecoy(password)
                 return false
             }
             return hasher.verify(password, against: record.passwordHash)
-        }
-        throttle.finish(user, from: session.peerAddress, succeeded: valid)
-        guard valid else { return .loginRefused }
-        authenticate(user, &session)
-        return .loggedIn
+        }, then: { [self] valid, session in
+            throttle.finish(user, from: session.peerAddress, succeeded: valid)
+            guard valid else { return .loginRefused }
+            authenticate(user, &session)
+            return .loggedIn
+        }))
     }
 
     /// Whether the session may act as `user`: logged in on this
@@ -454,27 +501,42 @@ public final class BlogService: Sendable {
         }
     }
 
+    /// The hash `hash` and what follows it, `then`, as one `PasswordWork`.
     /// scrypt is memory-hard: it runs on the process's hashing threads (one
     /// per core), which keeps its memory bounded however many clients log
-    /// in at once.
-    private func hashing<T: Sendable, E: Error>(for session: Session, _ body: @escaping @Sendable () throws(E) -> T) throws(E) -> T {
+    /// in at once; its wait and its time are measured there (the time's
+    /// moving average is the cost the hash lane admits by).
+    private func work<T: Sendable>(for session: Session, command: String, user: Username,
+                                   hash: @escaping @Sendable () -> T,
+                                   then: @escaping @Sendable (T, inout Session) -> Reply) -> PasswordWork {
         hashCount.add(1, ordering: .relaxed)
         let asked = ContinuousClock.now
-        return try HashingThreads.shared.run(for: session.peerAddress, standing: session.standing) { [self] () -> Result<T, E> in
+        let result = HashResult<T>()
+        return PasswordWork(owner: session.peerAddress, standing: session.standing, hash: { [self] in
             let started = ContinuousClock.now
             HashWaitMetrics.shared.wait.record(duration: started - asked)
-            defer {
-                // Racing updates may lose a sample; an average does not mind.
-                let sample = Self.nanoseconds(ContinuousClock.now - started)
-                let average = hashNanoseconds.load(ordering: .relaxed)
-                hashNanoseconds.store(average - average / 8 + sample / 8, ordering: .relaxed)
+            let value = hash()
+            // Racing updates may lose a sample; an average does not mind.
+            let sample = Self.nanoseconds(ContinuousClock.now - started)
+            let average = hashNanoseconds.load(ordering: .relaxed)
+            hashNanoseconds.store(average - average / 8 + sample / 8, ordering: .relaxed)
+            result.value.withLock { $0 = value }
+        }, finish: { session in
+            // Never before the hash, but a caller's mistake must not crash.
+            guard let value = result.value.withLock({ $0 }) else {
+                return Outcome(reply: .databaseError, command: command, user: user.value)
             }
-            do throws(E) { return .success(try body()) } catch { return .failure(error) }
-        }.get()
+            return Outcome(reply: then(value, &session), command: command, user: user.value)
+        })
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
     }
+}
+
+/// A hash's result, from the hashing thread to what follows it.
+private final class HashResult<T: Sendable>: Sendable {
+    let value = Mutex<T?>(nil)
 }

@@ -7,12 +7,15 @@ public struct FairQueue<Item> {
     /// Owners with items, in the order their turns come.
     private var turns: [String] = []
     private var head = 0
+    /// Items waiting.
+    public private(set) var count = 0
 
     public var isEmpty: Bool { head == turns.count }
 
     public mutating func append(_ item: Item, for owner: String) {
         if items[owner, default: []].isEmpty { turns.append(owner) }
         items[owner, default: []].append(item)
+        count += 1
     }
 
     public mutating func next() -> Item? {
@@ -20,6 +23,7 @@ public struct FairQueue<Item> {
         let owner = turns[head]
         head += 1
         let item = items[owner]!.removeFirst()
+        count -= 1
         if items[owner]!.isEmpty {
             items[owner] = nil
         } else {

@@ -44,6 +44,9 @@ public final class WorkerThreads: Sendable {
         }
     }
 
+    /// Jobs queued and not yet started.
+    public var queued: Int { queues.withLock { $0.reduce(0) { $0 + $1.count } } }
+
     /// Queues `job` for `owner` at `rank` (0 is taken first) and returns
     /// at once: the job itself hands its result back.
     public func submit(rank: Int = 0, owner: String = "", _ job: @escaping @Sendable () -> Void) {

@@ -49,7 +49,8 @@ final class RequestRouter: Sendable {
         guard let command = Request.command(of: body) else {
             return answer(Outcome(reply: Self.unknownCommandReply(body)), nil, session)
         }
-        return dispatch(command, cost: body.count, session: session, from: key, at: started, done: done) { [service] session in
+        return dispatch(command, cost: body.count, session: session, from: key, at: started, done: done,
+                        step: { [service] session in service.passwordStep(message: body, session: session) }) { [service] session in
             service.handle(message: body, session: &session)
         }
     }
@@ -69,23 +70,23 @@ final class RequestRouter: Sendable {
         // fields do (the photos' bytes were paid for by the upload, on its
         // own front door).
         let cost = request.fields.reduce(request.command.utf8.count + extras.bytes) { $0 + 1 + $1.utf8.count }
-        return dispatch(command, cost: cost, session: session, from: key, at: started, inline: inline,
-                        done: done) { [service] session in
+        return dispatch(command, cost: cost, session: session, from: key, at: started, inline: inline, done: done,
+                        step: { [service] session in service.passwordStep(of: request, session: session) }) { [service] session in
             service.outcome(of: request, extras: extras, session: &session)
         }
     }
 
+    /// `work` carries out a request that hashes no password; `step` cuts
+    /// one that does where its hash is (`PasswordStep`), so that no lane
+    /// thread waits for a hashing thread.
     private func dispatch(_ command: Request.Command, cost bytes: Int, session: Session, from key: AddressKey,
                           at started: Moment, inline: Bool = false,
                           done: @escaping @Sendable (Outcome, Session) -> Void,
+                          step: @escaping @Sendable (Session) -> PasswordStep,
                           work: @escaping @Sendable (inout Session) -> Outcome) -> Outcome? {
         var session = session
         if command.hashesPassword { session.standing = standing.standing(of: key, at: started) }
-        let job: @Sendable () -> Void = { [audit, clock, standing, session] in
-            var session = session
-            // (The hash lane's wait is for a hashing thread: the service measures it.)
-            if !command.hashesPassword { LaneMetrics.shared.postWait.recordSeconds(clock.now().seconds(since: started)) }
-            let outcome = work(&session)
+        let complete: @Sendable (Outcome, Session) -> Void = { [audit, clock, standing] outcome, session in
             let now = clock.now()
             if command.hashesPassword {
                 standing.record(outcome.reply, for: key, at: now)
@@ -112,6 +113,12 @@ final class RequestRouter: Sendable {
                 return answer(Outcome(reply: .busy, command: command.rawValue), command, session)
             }
             LaneMetrics.shared.postDepth.increment()
+            let job: @Sendable () -> Void = { [clock, session] in
+                var session = session
+                LaneMetrics.shared.postWait.recordSeconds(clock.now().seconds(since: started))
+                let outcome = work(&session)
+                complete(outcome, session)
+            }
             if inline { job() } else { posts.submit(job) }
             return nil
         }
@@ -125,7 +132,8 @@ final class RequestRouter: Sendable {
             BudgetMetrics.shared.hashLane.increment()
             return answer(Outcome(reply: .busy, command: command.rawValue), command, session)
         }
-        hashing.run(session.standing, job)
+        // (The wait for a hashing thread is measured by the service.)
+        hashing.run(session.standing, session: session, step: step, complete: complete)
         return nil
     }
 

@@ -1,6 +1,7 @@
 import BlogCore
 @testable import BlogServer
 import Foundation
+import Synchronization
 import Testing
 import BlogLimits
 
@@ -196,10 +197,53 @@ struct BudgetTests {
         #expect(lane.reserve())
         #expect(!lane.reserve())
         let done = DispatchSemaphore(value: 0)
-        lane.run { done.signal() }
+        lane.run(session: Session(peerAddress: "192.0.2.1"), step: { _ in .answered(Outcome(reply: .nameTaken)) }) { _, _ in
+            done.signal()
+        }
         done.wait()
         #expect(eventually { lane.load == 0 })
         #expect(lane.reserve())
+    }
+
+    /// While its hash waits for a hashing thread, a request holds no lane
+    /// thread: with the one hashing thread held and two lane places, five
+    /// logins all reach the hashing threads' queue, none parked in a lane;
+    /// each then finishes back on a lane thread, logged in, and gives its
+    /// place back.
+    @Test func noLaneThreadWaitsWhileAHashWaits() {
+        let threads = WorkerThreads(name: "test.hashing", count: 1, nice: 0)
+        let lane = HashLane(maxWait: 100, concurrency: 2, threads: threads) { (0.01, 1) }
+        let hold = DispatchSemaphore(value: 0), holding = DispatchSemaphore(value: 0)
+        let hashingThread = Mutex<pthread_t?>(nil)
+        threads.submit {
+            hashingThread.withLock { $0 = pthread_self() }
+            holding.signal()
+            hold.wait()
+        }
+        holding.wait()
+        let hasher = hashingThread.withLock { $0 }!
+        let finished = Atomic<Int>(0), hashedOffLane = Atomic<Int>(0)
+        for index in 0..<5 {
+            #expect(lane.reserve())
+            let session = Session(peerAddress: "192.0.2.\(index)")
+            lane.run(session: session, step: { session in
+                .hash(PasswordWork(owner: session.peerAddress, standing: .proven, hash: {
+                    if pthread_equal(pthread_self(), hasher) != 0 { hashedOffLane.add(1, ordering: .relaxed) }
+                }, finish: { _ in
+                    // Storage work at normal priority: never on the hashing thread.
+                    Outcome(reply: pthread_equal(pthread_self(), hasher) == 0 ? .loggedIn : .databaseError)
+                }))
+            }) { outcome, _ in
+                if outcome.reply == .loggedIn { finished.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(eventually { threads.queued == 5 }, "every hash waits in the queue, none in a lane")
+        #expect(lane.busyPlaces == 0)
+        #expect(lane.load == 5, "admitted, not done")
+        hold.signal()
+        #expect(eventually { finished.load(ordering: .relaxed) == 5 })
+        #expect(hashedOffLane.load(ordering: .relaxed) == 5)
+        #expect(eventually { lane.load == 0 })
     }
 
     // MARK: The title rule

@@ -1,5 +1,7 @@
 import Synchronization
 import BlogAuth
+import BlogCore
+import BlogLimits
 
 /// The lane of requests that hash a password (register, login), kept apart
 /// from the cheap ones so that a queue of scrypt work never delays them,
@@ -14,21 +16,33 @@ import BlogAuth
 /// may exceed a bound of one by one); and they wait for a thread in a lane
 /// of their own, so a proven request never queues behind them for one.
 ///
+/// An admitted request runs in three parts, and no thread waits parked for
+/// another: what comes before the hash on a lane thread, the hash on the
+/// hashing threads (`WorkerThreads` at nice 10, taken by standing, then by
+/// address in turn), and what follows it back on a lane thread
+/// (`PasswordStep`).
+///
 ///     guard hashLane.reserve(.proven) else { return .busy }
-///     hashLane.run(.proven) { ...; }   // releases the reservation when it ends
+///     hashLane.run(.proven, session: session, step: { service.passwordStep(message: body, session: $0) }) {
+///         outcome, session in reply(outcome)   // the place is free again after this
+///     }
 final class HashLane: Sendable {
     /// Seconds of hashing the admitted work may hold.
     let maxWait: Double
     private let lane: Lane
     private let unprovenLane: Lane
+    /// Where the hashes run.
+    let threads: WorkerThreads
     private let admitted = Atomic<Int>(0)
     /// Of `admitted`, those of addresses without a recent success.
     private let unproven = Atomic<Int>(0)
     /// What one hash costs now, and how many run at once.
     private let cost: @Sendable () -> (secondsPerHash: Double, parallel: Int)
 
-    init(maxWait: Double, concurrency: Int, cost: @escaping @Sendable () -> (secondsPerHash: Double, parallel: Int)) {
+    init(maxWait: Double, concurrency: Int, threads: WorkerThreads = HashingThreads.shared,
+         cost: @escaping @Sendable () -> (secondsPerHash: Double, parallel: Int)) {
         self.maxWait = maxWait
+        self.threads = threads
         self.cost = cost
         lane = Lane(name: "hashing", limit: max(1, concurrency))
         unprovenLane = Lane(name: "hashing.unproven", limit: max(1, concurrency))
@@ -81,13 +95,38 @@ final class HashLane: Sendable {
         release(standing)
     }
 
-    /// Runs a reserved request; its place is free again when it ends.
-    func run(_ standing: Standing = .proven, _ job: @escaping @Sendable () -> Void) {
-        (standing == .proven ? lane : unprovenLane).submit { [self] in
-            job()
-            release(standing)
+    /// Runs a reserved request: `step` (what comes before the hash) on a
+    /// lane thread; the hash it asks for, if any, on the hashing threads;
+    /// then what follows the hash back on a lane thread. `complete` gets
+    /// the outcome and the session as the request left it; the place is
+    /// free again once it returns.
+    func run(_ standing: Standing = .proven, session: Session,
+             step: @escaping @Sendable (Session) -> PasswordStep,
+             complete: @escaping @Sendable (Outcome, Session) -> Void) {
+        let lane = standing == .proven ? lane : unprovenLane
+        lane.submit { [self] in
+            switch step(session) {
+            case .answered(let outcome):
+                complete(outcome, session)
+                release(standing)
+            case .hash(let work):
+                threads.submit(rank: work.standing.rawValue, owner: work.owner) { [self] in
+                    work.hash()
+                    // Storage work at normal priority, never at nice 10.
+                    lane.submit { [self] in
+                        var session = session
+                        let outcome = work.finish(&session)
+                        complete(outcome, session)
+                        release(standing)
+                    }
+                }
+            }
         }
     }
+
+    /// Places of the lanes running a part of a request now (not those
+    /// whose request waits for its hash).
+    var busyPlaces: Int { lane.load + unprovenLane.load }
 
     private func release(_ standing: Standing) {
         LaneMetrics.shared.hashDepth.decrement()
