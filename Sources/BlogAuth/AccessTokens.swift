@@ -15,10 +15,10 @@ import BlogModel
 ///                                        label: "https://app.example/", lifetime: nil)
 ///     if let (user, token) = try tokens.verify(secret, kind: .bearer), token.allows(.create) { … }
 public struct AccessTokens: Sendable {
-    public let storage: any BlogStorage
+    public let storage: any TokenStorage & UserStorage
     private let now: @Sendable () -> Date
 
-    public init(storage: any BlogStorage, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(storage: any TokenStorage & UserStorage, now: @escaping @Sendable () -> Date = Date.init) {
         self.storage = storage
         self.now = now
     }

@@ -63,9 +63,9 @@ public final class LoginLeases: Sendable {
     public let capacity: Int
     private let now: @Sendable () -> Date
     private let leases = Mutex(Table())
-    private let storage: (any BlogStorage)?
+    private let storage: (any LoginStateStorage)?
 
-    public init(duration: TimeInterval, storage: (any BlogStorage)? = nil, capacity: Int = 100_000,
+    public init(duration: TimeInterval, storage: (any LoginStateStorage)? = nil, capacity: Int = 100_000,
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.duration = duration
         self.storage = storage

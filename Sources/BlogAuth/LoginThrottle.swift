@@ -36,9 +36,9 @@ public final class LoginThrottle: Sendable {
     private let capacity: Int
     private let now: @Sendable () -> Date
     private let records = Mutex<[Key: Record]>([:])
-    private let storage: (any BlogStorage)?
+    private let storage: (any LoginStateStorage)?
 
-    public init(policy: Policy, storage: (any BlogStorage)? = nil, capacity: Int = 100_000,
+    public init(policy: Policy, storage: (any LoginStateStorage)? = nil, capacity: Int = 100_000,
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.policy = policy
         self.storage = storage

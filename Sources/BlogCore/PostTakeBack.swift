@@ -28,7 +28,7 @@ final class PostTakeBack: Sendable {
         var postID: Int64?
     }
 
-    private let storage: any BlogStorage
+    private let storage: any PostStorage
     private let logger: Logger
     private let rewrite: @Sendable (UserRecord) throws -> Void
     private let retry: Double
@@ -36,7 +36,7 @@ final class PostTakeBack: Sendable {
     private let queue = DispatchQueue(label: "blogd.post-take-back")
     private let jobs = Mutex<(waiting: [Job], scheduled: Bool)>(([], false))
 
-    init(storage: any BlogStorage, logger: Logger, retry: Double = 1, capacity: Int = 10_000,
+    init(storage: any PostStorage, logger: Logger, retry: Double = 1, capacity: Int = 10_000,
          rewrite: @escaping @Sendable (UserRecord) throws -> Void) {
         self.storage = storage
         self.logger = logger

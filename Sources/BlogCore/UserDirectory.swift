@@ -8,11 +8,11 @@ import BlogModel
 ///
 /// Bounded: past `capacity` names the least recently used is forgotten.
 final class UserDirectory: Sendable {
-    let storage: any BlogStorage
+    let storage: any UserStorage
     let capacity: Int
     private let users: Mutex<LRUCache<String, UserRecord>>
 
-    init(storage: any BlogStorage, capacity: Int = 10_000) {
+    init(storage: any UserStorage, capacity: Int = 10_000) {
         self.storage = storage
         self.capacity = capacity
         users = Mutex(LRUCache(capacity: max(1, capacity)))

@@ -30,7 +30,7 @@ extension PostRecord {
     }
 }
 
-extension BlogStorage {
+extension PostStorage {
     /// `addPost` with the weight the service computes and, unless told,
     /// 50 posts a page (for tests and tools).
     public func addPost(userID: Int64, title: String, content: String, at date: Date,

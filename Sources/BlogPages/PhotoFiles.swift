@@ -35,7 +35,7 @@ package struct PhotoFiles: Sendable {
     /// Writes the files of `photos` that are missing or not whole again,
     /// from their bytes in the database; returns how many photos needed
     /// it. A photo deleted meanwhile is skipped.
-    package func restore(_ photos: [PostPhoto], from storage: any BlogStorage) throws -> Int {
+    package func restore(_ photos: [PostPhoto], from storage: any PhotoStorage) throws -> Int {
         var restored = 0
         for photo in photos where PostPhoto.isValidName(photo.name) {
             guard !isWhole(photo.file) || !isWhole(photo.thumbnailFile) else { continue }
@@ -51,7 +51,7 @@ package struct PhotoFiles: Sendable {
     /// database either: one uploaded meanwhile keeps its files. (A photo's
     /// files are written only once its row is stored, and removed after it
     /// is deleted.) Returns how many photos' files went.
-    package func removeStrays(known: Set<String>, storage: any BlogStorage) throws -> Int {
+    package func removeStrays(known: Set<String>, storage: any PhotoStorage) throws -> Int {
         var strays = Set<String>()
         for file in pages.files(in: PostPhoto.folder) {
             if let name = Self.photoName(ofFile: file), !known.contains(name) { strays.insert(name) }

@@ -44,7 +44,7 @@ package final class SiteIndex: Sendable {
     }
 
     private let pages: PageStore
-    private let storage: any BlogStorage
+    private let storage: any PostStorage
     private let head: [UInt8]
     private let slack: TimeInterval
     private let state = Mutex(State())
@@ -54,7 +54,7 @@ package final class SiteIndex: Sendable {
     /// - Parameter slack: how far before the newest post kept a post may
     ///   still be committed (a request's storage deadline, and the clocks
     ///   of other instances): blogs active since then are read again.
-    package init(pages: PageStore, storage: any BlogStorage, head: [UInt8], slack: TimeInterval) {
+    package init(pages: PageStore, storage: any PostStorage, head: [UInt8], slack: TimeInterval) {
         self.pages = pages
         self.storage = storage
         self.head = head
