@@ -71,7 +71,7 @@ public final class BlogService: Sendable {
     }
 
     public let storage: any BlogStorage
-    public let pages: PageStore
+    public let pages: PublicFolder
     public let settings: Settings
     let users: UserDirectory
     let userPages: UserPages
@@ -96,7 +96,7 @@ public final class BlogService: Sendable {
     /// machine's real speed.
     private let hashNanoseconds: Atomic<Int>
 
-    public init(store: any BlogStorage, pages: PageStore, settings: Settings = Settings(),
+    public init(store: any BlogStorage, pages: PublicFolder, settings: Settings = Settings(),
                 logger: Logger = Logger(label: "blogd.service"),
                 now: @escaping @Sendable () -> Date = Date.init) throws(PasswordHasher.HashError) {
         self.storage = store

@@ -10,9 +10,9 @@ import BlogModel
 /// start-up check writes any that a crash lost or cut short again
 /// (`restore`), and removes those no photo accounts for (`removeStrays`).
 package struct PhotoFiles: Sendable {
-    package let pages: PageStore
+    package let pages: PublicFolder
 
-    package init(pages: PageStore) {
+    package init(pages: PublicFolder) {
         self.pages = pages
     }
 

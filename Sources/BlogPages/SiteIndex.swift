@@ -43,7 +43,7 @@ package final class SiteIndex: Sendable {
         var written: [UInt8]?
     }
 
-    private let pages: PageStore
+    private let pages: PublicFolder
     private let storage: any PostStorage
     private let head: [UInt8]
     private let slack: TimeInterval
@@ -54,7 +54,7 @@ package final class SiteIndex: Sendable {
     /// - Parameter slack: how far before the newest post kept a post may
     ///   still be committed (a request's storage deadline, and the clocks
     ///   of other instances): blogs active since then are read again.
-    package init(pages: PageStore, storage: any PostStorage, head: [UInt8], slack: TimeInterval) {
+    package init(pages: PublicFolder, storage: any PostStorage, head: [UInt8], slack: TimeInterval) {
         self.pages = pages
         self.storage = storage
         self.head = head

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Files of old pages, swapped out of place by `PageStore.write`, kept to
+/// Files of old pages, swapped out of place by `PublicFolder.write`, kept to
 /// be written over instead of deleted: a page write then neither creates
 /// nor deletes an inode. They live in the staging folder, outside the
 /// public one (`StagingFolder`), are deleted whenever a post or a user

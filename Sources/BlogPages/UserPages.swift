@@ -7,7 +7,7 @@ import BlogModel
 /// post once, through the cache) and written whole. No page is read back
 /// to add a post.
 package final class UserPages: Sendable {
-    package let store: PageStore
+    package let store: PublicFolder
     package let layout: PageLayout
     package let storage: any BlogStorage
     package let cache: FragmentCache
@@ -17,7 +17,7 @@ package final class UserPages: Sendable {
     /// The newest archive page on disk, per user id, once known.
     private let archived = Mutex<[Int64: Int]>([:])
 
-    package init(store: PageStore, layout: PageLayout, storage: any BlogStorage, cache: FragmentCache,
+    package init(store: PublicFolder, layout: PageLayout, storage: any BlogStorage, cache: FragmentCache,
          feeds: Feeds = Feeds(baseURL: "http://localhost/"), head: [UInt8] = []) {
         self.head = head
         self.store = store

@@ -61,7 +61,7 @@ extension PostgresStore {
 
     /// The most recently active blogs, for the index page: `limit` steps
     /// along `users_by_activity`, each with its newest post's title by
-    /// primary key (as `BlogStore`).
+    /// primary key (as `SQLiteStore`).
     public func blogIndex(limit: Int) throws(StorageError) -> [BlogEntry] {
         try rows("""
             SELECT u.name, u.post_count, u.last_post_id, p.title, \(unescaped: Milliseconds.select("u.last_post_at"))

@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 // The records as rows of the SQLite schema (`Schema`). Inserts are plain
-// SQL (`BlogStore`), so a record always has its id. Times are stored as
+// SQL (`SQLiteStore`), so a record always has its id. Times are stored as
 // text to the millisecond and read back to the nearest one: parsed, the
 // text gives a `Date` a hair off the one stored, and a record read back
 // must equal the one its insert returned (pages rendered from either are

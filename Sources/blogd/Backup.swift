@@ -71,7 +71,7 @@ struct Backup: AsyncParsableCommand {
         FileInstall.discard(temporary)
         do {
             // Read-only: a backup never migrates or creates a database.
-            let store = try BlogStore(path: database, create: false, readOnly: true)
+            let store = try SQLiteStore(path: database, create: false, readOnly: true)
             defer { try? store.close() }
             try store.backup(into: temporary)
         } catch {

@@ -19,8 +19,8 @@ enum Database {
                                      options: PostgresStore.Options(deadline: deadline), logger: logger)
         }
         guard create || FileManager.default.fileExists(atPath: db) else { throw Missing(path: db) }
-        return readOnly ? try BlogStore(path: db, create: false, readOnly: true, deadline: deadline)
-            : try BlogStore(path: db, create: create, layout: layout, deadline: deadline)
+        return readOnly ? try SQLiteStore(path: db, create: false, readOnly: true, deadline: deadline)
+            : try SQLiteStore(path: db, create: create, layout: layout, deadline: deadline)
     }
 
     /// A SQLite database that is not there.

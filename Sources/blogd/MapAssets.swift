@@ -17,7 +17,7 @@ enum MapAssets {
     /// when it differs, through `pages` as every page is written (staged
     /// outside the folder, so no temporary name is ever listed in it);
     /// failures are logged, never fatal (the pages do not need them).
-    static func install(into pages: PageStore, from source: String = leafletSource, logger: Logger) {
+    static func install(into pages: PublicFolder, from source: String = leafletSource, logger: Logger) {
         let files = FileManager.default
         do {
             try pages.writeIfChanged(Array(MapPage.script.utf8), file: "map.js")

@@ -70,7 +70,7 @@ func openService(_ settings: BlogConfig, create: Bool = false, metered: Bool = f
             serviceSettings.feedIDBase = try Feeds.idBase(storage: store, baseURL: baseURL)
         }
         let service = try BlogService(
-            store: store, pages: PageStore(folder: URL(fileURLWithPath: settings.publicFolder)),
+            store: store, pages: PublicFolder(folder: URL(fileURLWithPath: settings.publicFolder)),
             settings: serviceSettings, logger: logger)
         return (store, service)
     } catch {

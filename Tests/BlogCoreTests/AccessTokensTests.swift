@@ -12,7 +12,7 @@ import BlogModel
 struct AccessTokensTests {
     /// A store in a temporary folder, tokens on the test clock, and alice.
     struct Fixture {
-        let store: BlogStore
+        let store: SQLiteStore
         let clock = TestClock()
         let alice: UserRecord
         var tokens: AccessTokens { AccessTokens(storage: store, now: clock.closure) }
@@ -20,7 +20,7 @@ struct AccessTokensTests {
 
     func withTokens(_ body: (Fixture) throws -> Void) throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let alice = try store.createUser(name: "alice", passwordHash: "h", at: TestClock.start)
             try body(Fixture(store: store, alice: alice))

@@ -13,11 +13,11 @@ import BlogModel
 struct ServiceFixture {
     let folder: URL
     let publicFolder: URL
-    let store: BlogStore
+    let store: SQLiteStore
     let service: BlogService
     let clock: TestClock
 
-    var pages: PageStore { service.pages }
+    var pages: PublicFolder { service.pages }
 
     func send(_ message: String, _ session: inout Session) -> Reply {
         service.handle(message: bytes(message), session: &session).reply
@@ -64,18 +64,18 @@ let quietLogger = Logger(label: "blogd.tests") { _ in SwiftLogNoOpLogHandler() }
 func withService(openPosting: Bool = false, loginLease: Double = 3600, pageSize: Int = 1000,
                  loginThrottle: LoginThrottle.Policy = .init(),
                  publicFolderName: String = "public", createPublicFolder: Bool = true,
-                 storage: (BlogStore) -> any BlogStorage = { $0 },
+                 storage: (SQLiteStore) -> any BlogStorage = { $0 },
                  _ body: (ServiceFixture) throws -> Void) throws {
     try withTemporaryFolder { (folder: URL) throws in
         let publicFolder = folder.appendingPathComponent(publicFolderName, isDirectory: true)
         if createPublicFolder {
             try FileManager.default.createDirectory(at: publicFolder, withIntermediateDirectories: true)
         }
-        let store = try BlogStore(path: folder.appendingPathComponent("data/blog.sqlite").path)
+        let store = try SQLiteStore(path: folder.appendingPathComponent("data/blog.sqlite").path)
         defer { try? store.close() }
         let clock = TestClock()
         let service = try BlogService(
-            store: storage(store), pages: PageStore(folder: publicFolder),
+            store: storage(store), pages: PublicFolder(folder: publicFolder),
             settings: .init(openPosting: openPosting, scrypt: .testing, loginLease: loginLease,
                             pageSize: pageSize, loginThrottle: loginThrottle),
             logger: quietLogger, now: clock.closure)

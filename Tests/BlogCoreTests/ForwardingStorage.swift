@@ -5,12 +5,12 @@ import BlogSQLite
 @testable import BlogAuth
 import BlogModel
 
-/// A `BlogStorage` that hands every call to a real `BlogStore`: subclasses
+/// A `BlogStorage` that hands every call to a real `SQLiteStore`: subclasses
 /// override the calls a test needs to hold up or fail.
 class ForwardingStorage: BlogStorage, @unchecked Sendable {
-    let store: BlogStore
+    let store: SQLiteStore
 
-    init(_ store: BlogStore) { self.store = store }
+    init(_ store: SQLiteStore) { self.store = store }
 
     func withPageLock<T>(userID: Int64, _ body: () throws -> T) throws -> T {
         try store.withPageLock(userID: userID, body)

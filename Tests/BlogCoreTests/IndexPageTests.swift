@@ -75,7 +75,7 @@ struct IndexPageTests {
 
     @Test func storeIndexHasTheNewestPostPerUser() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("b.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("b.sqlite").path)
             defer { try? store.close() }
             let alice = try store.createUser(name: "alice", passwordHash: "x", at: early)
             _ = try store.createUser(name: "bob", passwordHash: "x", at: early)
@@ -92,7 +92,7 @@ struct IndexPageTests {
     /// The index lists at most `limit` blogs, the most recently active.
     @Test func storeIndexIsBoundedToTheMostRecentlyActive() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("b.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("b.sqlite").path)
             defer { try? store.close() }
             for index in 0..<5 {
                 let user = try store.createUser(name: "u\(index)", passwordHash: "x", at: early)

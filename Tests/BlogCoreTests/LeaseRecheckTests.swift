@@ -13,7 +13,7 @@ import BlogSQLite
 struct LeaseRecheckTests {
     @Test func aLeaseEndedInTheDatabaseStopsWithinTheRecheck() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let clock = TestClock()
             let server = LoginLeases(duration: 3600, storage: store, now: clock.closure)
@@ -35,7 +35,7 @@ struct LeaseRecheckTests {
 
     @Test func aLeaseStillInTheDatabaseGoesOn() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let clock = TestClock()
             let server = LoginLeases(duration: 60, storage: store, now: clock.closure)

@@ -141,11 +141,11 @@ struct LoginLeasesTests {
         try withTemporaryFolder { (folder: URL) throws in
             let path = folder.appendingPathComponent("blog.sqlite").path
             let clock = TestClock()
-            let before = try BlogStore(path: path)
+            let before = try SQLiteStore(path: path)
             try LoginLeases(duration: 60, storage: before, now: clock.closure).grant(user("alice"), from: "10.0.0.1")
             try before.close()
 
-            let after = try BlogStore(path: path)
+            let after = try SQLiteStore(path: path)
             defer { try? after.close() }
             let leases = LoginLeases(duration: 60, storage: after, now: clock.closure)
             #expect(try leases.isHeld(by: user("ALICE"), from: "10.0.0.1"))
@@ -157,7 +157,7 @@ struct LoginLeasesTests {
 
     @Test func aLeaseGrantedByOneInstanceIsHeldInAnother() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let one = LoginLeases(duration: 60, storage: store)
             let other = LoginLeases(duration: 60, storage: store)

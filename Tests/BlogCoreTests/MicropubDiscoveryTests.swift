@@ -17,11 +17,11 @@ struct MicropubDiscoveryTests {
         try withTemporaryFolder { (folder: URL) throws in
             let publicFolder = folder.appendingPathComponent("public")
             try FileManager.default.createDirectory(at: publicFolder, withIntermediateDirectories: false)
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             var settings = BlogService.Settings(openPosting: true, scrypt: .testing, pageSize: 1)
             settings.pagesNameMicropub = named
-            let service = try BlogService(store: store, pages: PageStore(folder: publicFolder), settings: settings,
+            let service = try BlogService(store: store, pages: PublicFolder(folder: publicFolder), settings: settings,
                                           logger: quietLogger)
             var session = Session(peerAddress: "192.0.2.1")
             #expect(service.handle(message: Array("register:alice:pw".utf8), session: &session).reply == .registered)

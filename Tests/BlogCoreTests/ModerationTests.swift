@@ -66,9 +66,9 @@ struct ModerationTests {
 
     @Test func closedRegistrationLeavesAddingUsersToTheAdmin() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
-            let pages = PageStore(folder: folder)
+            let pages = PublicFolder(folder: folder)
             let service = try BlogService(store: store, pages: pages,
                                           settings: .init(scrypt: .testing, registrationOpen: false), logger: quietLogger)
             var session = Session(peerAddress: "192.0.2.10")

@@ -14,20 +14,20 @@ struct NewestPostsCacheTests {
     /// newest often.
     let layout = PageLayout(pageSize: 3, pageBytes: 400)
 
-    private func withStore<T>(_ body: (BlogStore, URL) throws -> T) throws -> T {
+    private func withStore<T>(_ body: (SQLiteStore, URL) throws -> T) throws -> T {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path, layout: layout)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path, layout: layout)
             defer { try? store.close() }
             return try body(store, folder)
         }
     }
 
     /// What the database query gives, bypassing the copy.
-    private func fromDatabase(_ store: BlogStore, _ userID: Int64) throws -> [PostStub] {
-        try store.pool.read { try BlogStore.newestPosts($0, userID: userID) }
+    private func fromDatabase(_ store: SQLiteStore, _ userID: Int64) throws -> [PostStub] {
+        try store.pool.read { try SQLiteStore.newestPosts($0, userID: userID) }
     }
 
-    private func insert(_ store: BlogStore, _ user: UserRecord, _ number: Int, length: Int = 20) throws -> PostRecord {
+    private func insert(_ store: SQLiteStore, _ user: UserRecord, _ number: Int, length: Int = 20) throws -> PostRecord {
         let content = String(repeating: "x", count: length)
         return try store.addPost(userID: user.id, title: "post \(number)", content: content,
                                  weight: PageRenderer.weight(title: "post \(number)", content: content),
@@ -90,7 +90,7 @@ struct NewestPostsCacheTests {
             let first = try insert(server, alice, 1)
             let second = try insert(server, alice, 2)
             #expect(try server.newestPosts(ofUserID: alice.id).map(\.id) == [second.id, first.id])
-            let admin = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path, layout: layout)
+            let admin = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path, layout: layout)
             defer { try? admin.close() }
             _ = try admin.removePost(id: second.id, ofUserID: nil, tombstone: true)
             #expect(try server.newestPosts(ofUserID: alice.id).map(\.id) == [first.id])

@@ -113,13 +113,13 @@ struct PageArchiveTests {
     // MARK: UserPages on a real database
 
     private struct Fixture {
-        let store: BlogStore
+        let store: SQLiteStore
         let folder: URL
         let layout: PageLayout
         let user: UserRecord
 
         func pages(cache: FragmentCache = FragmentCache()) -> UserPages {
-            UserPages(store: PageStore(folder: folder), layout: layout, storage: store, cache: cache)
+            UserPages(store: PublicFolder(folder: folder), layout: layout, storage: store, cache: cache)
         }
 
         @discardableResult
@@ -130,7 +130,7 @@ struct PageArchiveTests {
 
         /// The post ids on a page file, top to bottom (nil: no file).
         func ids(_ file: String) -> [Int64]? {
-            PageStore(folder: folder).read(file: file).map { page in
+            PublicFolder(folder: folder).read(file: file).map { page in
                 page.split(separator: "\n").compactMap { line in
                     line.firstMatch(of: /<article[^>]* id="post-(\d+)"/).flatMap { Int64($0.1) }
                 }
@@ -142,7 +142,7 @@ struct PageArchiveTests {
         try withTemporaryFolder { (folder: URL) throws in
             let pagesFolder = folder.appendingPathComponent("public")
             try FileManager.default.createDirectory(at: pagesFolder, withIntermediateDirectories: false)
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let user = try store.createUser(name: "alice", passwordHash: "x", at: TestClock.start)
             try body(Fixture(store: store, folder: pagesFolder, layout: PageLayout(pageSize: size, pageBytes: bytes), user: user))
@@ -152,7 +152,7 @@ struct PageArchiveTests {
     @Test func aNewUserGetsAnEmptyMainPage() throws {
         try withFixture(size: 3) { (fx: Fixture) throws in
             #expect(try fx.pages().write(fx.user) == 0)
-            #expect(PageStore(folder: fx.folder).read(user: "alice") == PageRenderer.page(user: "alice", posts: []))
+            #expect(PublicFolder(folder: fx.folder).read(user: "alice") == PageRenderer.page(user: "alice", posts: []))
             #expect(try fileNames(in: fx.folder) == ["alice.html"])
         }
     }
@@ -168,7 +168,7 @@ struct PageArchiveTests {
             try pages.write(fx.user)
             #expect(fx.ids("alice.html") == [6, 5, 4])
             #expect(fx.ids("alice.1.html") == [3, 2, 1])
-            #expect(PageStore(folder: fx.folder).read(user: "alice")!.contains("href=\"alice.1.html\">Older posts"))
+            #expect(PublicFolder(folder: fx.folder).read(user: "alice")!.contains("href=\"alice.1.html\">Older posts"))
             for index in 7...9 { try fx.post(index) }
             try pages.write(fx.user)
             #expect(fx.ids("alice.html") == [9, 8, 7])
@@ -184,7 +184,7 @@ struct PageArchiveTests {
             let pages = fx.pages()
             for index in 1...4 { try fx.post(index) }
             try pages.write(fx.user)
-            let store = PageStore(folder: fx.folder)
+            let store = PublicFolder(folder: fx.folder)
             try store.write("marker", file: "alice.1.html")
             for index in 5...9 {
                 try fx.post(index)
@@ -201,7 +201,7 @@ struct PageArchiveTests {
         try withFixture(size: 2) { (fx: Fixture) throws in
             for index in 1...4 { try fx.post(index) }
             try fx.pages().write(fx.user)
-            let store = PageStore(folder: fx.folder)
+            let store = PublicFolder(folder: fx.folder)
             try store.write("marker", file: "alice.1.html")
             for index in 5...8 { try fx.post(index) }
             try fx.pages().write(fx.user)
@@ -226,7 +226,7 @@ struct PageArchiveTests {
                 let rendered = try fx.pages(cache: FragmentCache()).render(fx.user)
                 #expect(try allFileNames(in: fx.folder) == rendered.map(\.file).sorted(), "size \(size), \(index) posts")
                 for page in rendered {
-                    #expect(PageStore(folder: fx.folder).contents(of: page.file) == page.bytes, "\(page.file), size \(size), \(index) posts")
+                    #expect(PublicFolder(folder: fx.folder).contents(of: page.file) == page.bytes, "\(page.file), size \(size), \(index) posts")
                 }
             }
         }
@@ -236,7 +236,7 @@ struct PageArchiveTests {
         try withFixture(size: 2) { (fx: Fixture) throws in
             for index in 1...7 { try fx.post(index) }  // archives [2,1], [4,3]; main [7,6,5]
             let pages = fx.pages()
-            let store = PageStore(folder: fx.folder)
+            let store = PublicFolder(folder: fx.folder)
             #expect(try pages.repair(fx.user), "nothing was there")
             #expect(try !pages.repair(fx.user), "all current")
             store.remove(file: "alice.1.html")
@@ -250,7 +250,7 @@ struct PageArchiveTests {
 
     @Test func pageStoreFiles() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             #expect(!store.exists(file: "alice.1.html"))
             try store.write("one", file: "alice.1.html")
             #expect(store.exists(file: "alice.1.html"))

@@ -150,16 +150,16 @@ struct PageTests {
         #expect(lines(page).count == lines(empty).count + 1)
     }
 
-    // MARK: PageStore
+    // MARK: PublicFolder
 
     @Test func pageURL() {
-        let store = PageStore(folder: URL(fileURLWithPath: "/srv/public"))
+        let store = PublicFolder(folder: URL(fileURLWithPath: "/srv/public"))
         #expect(store.url(for: "Alice").path == "/srv/public/Alice.html")
     }
 
     @Test func writeAndRead() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             #expect(store.read(user: "alice") == nil)
             try store.write("first ünïcödé\n", user: "alice")
             #expect(store.read(user: "alice") == "first ünïcödé\n")
@@ -173,7 +173,7 @@ struct PageTests {
 
     @Test func largePageIsWrittenWhole() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             let text = String(repeating: "0123456789abcdef", count: 1 << 16) // 1 MiB
             try store.write(text, user: "big")
             #expect(store.read(user: "big") == text)
@@ -182,7 +182,7 @@ struct PageTests {
 
     @Test func writeReplacesTheFile() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             try store.write("old\n", user: "alice")
             let path = store.url(for: "alice").path
             let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
@@ -195,7 +195,7 @@ struct PageTests {
 
     @Test func pagePermissions() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             try store.write("x\n", user: "alice")
             let attributes = try FileManager.default.attributesOfItem(atPath: store.url(for: "alice").path)
             let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
@@ -205,7 +205,7 @@ struct PageTests {
 
     @Test func writeIntoMissingFolderThrows() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder.appendingPathComponent("missing"))
+            let store = PublicFolder(folder: folder.appendingPathComponent("missing"))
             #expect(throws: PageError.self) { try store.write("x", user: "alice") }
             do {
                 try store.write("x", user: "alice")
@@ -223,7 +223,7 @@ struct PageTests {
     /// file system), nothing hidden in the public folder.
     @Test func rewritesReuseOneSpareFileOutsideThePublicFolder() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             for round in 0..<10 {
                 try store.write("page \(round)", file: "alice.html")
                 try store.write("post \(round)", file: "alice/1.html")
@@ -249,7 +249,7 @@ struct PageTests {
     /// (another instance's start) is made again.
     @Test func newPagesTakeNoSpareAndLostSparesAreMadeAgain() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             try store.write(Array("post 1".utf8), file: "bob/1.html", new: true)
             try store.write("post 1, linked", file: "bob/1.html")
             try store.write("post 1, linked again", file: "bob/1.html")
@@ -272,7 +272,7 @@ struct PageTests {
     /// that is there after all is replaced as any page.
     @Test func newFilesAreLinkedInWhole() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             try store.write(Array("post 1".utf8), file: "dora/1.html", new: true)
             #expect(store.read(file: "dora/1.html") == "post 1")
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("dora").path) == ["1.html"])
@@ -287,7 +287,7 @@ struct PageTests {
     /// held before stays on disk.
     @Test func droppedSparesLeaveNoOldText() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             try store.write("secret one", file: "alice.html")
             try store.write("secret two", file: "alice/1.html")
             try store.write("public one", file: "alice.html")
@@ -303,7 +303,7 @@ struct PageTests {
     /// after a deletion has dropped the spares.
     @Test func siteWidePagesKeepNoSpare() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             for round in 0..<3 {
                 try store.write("index \(round)", file: IndexPage.fileName)
                 try store.write("feed \(round)", file: PageRenderer.siteFeedFile)
@@ -321,7 +321,7 @@ struct PageTests {
             try FileManager.default.createDirectory(at: public_, withIntermediateDirectories: false)
             let staging = folder.appendingPathComponent("staging").path
             #expect(FileManager.default.createFile(atPath: staging, contents: Data()))
-            let store = PageStore(folder: public_, staging: staging)
+            let store = PublicFolder(folder: public_, staging: staging)
             for round in 0..<5 {
                 try store.write("page \(round)", file: "alice.html")
                 try store.write("post \(round)", file: "alice/1.html")
@@ -338,7 +338,7 @@ struct PageTests {
             let public_ = folder.appendingPathComponent("public")
             let elsewhere = folder.appendingPathComponent("elsewhere")
             for made in [public_, elsewhere] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: false) }
-            let store = PageStore(folder: public_)
+            let store = PublicFolder(folder: public_)
             try FileManager.default.createSymbolicLink(atPath: store.stagingPath, withDestinationPath: elsewhere.path)
             try store.write("one", file: "alice.html")
             try store.write("two", file: "alice.html")
@@ -351,7 +351,7 @@ struct PageTests {
     /// temporary files of older versions in the public folder go.
     @Test func leftoversGoAtStart() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             try store.write("page", file: "alice.html")
             try store.write("page, again", file: "alice.html")
             try Data("old".utf8).write(to: folder.appendingPathComponent(".alice.html.17.tmp"))
@@ -383,7 +383,7 @@ struct PageTests {
 
     @Test func failedRenameLeavesNoTemporaryFile() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             // A folder where the page should go: the rename over it fails.
             try FileManager.default.createDirectory(at: store.url(for: "alice"), withIntermediateDirectories: false)
             #expect(throws: PageError.self) { try store.write("x", user: "alice") }
@@ -393,7 +393,7 @@ struct PageTests {
 
     @Test func readRefusesInvalidUTF8() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             try Data([0x3C, 0xFF, 0xFE, 0x3E]).write(to: store.url(for: "alice"))
             #expect(store.read(user: "alice") == nil)
         }
@@ -401,7 +401,7 @@ struct PageTests {
 
     @Test func concurrentWritersLeaveOneWholePage() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = PageStore(folder: folder)
+            let store = PublicFolder(folder: folder)
             let texts = (0 ..< 40).map { String(repeating: "page \($0)\n", count: 2000) }
             let failures = Collector<String>()
             DispatchQueue.concurrentPerform(iterations: texts.count) { index in

@@ -11,7 +11,7 @@ import BlogModel
 /// One page write per user at a time, shared by the requests that wait.
 @Suite("PageWriter")
 struct PageWriterTests {
-    /// A BlogStore whose page lock a test can hold shut.
+    /// A SQLiteStore whose page lock a test can hold shut.
     final class GatedStorage: ForwardingStorage, @unchecked Sendable {
         let entered = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
@@ -31,10 +31,10 @@ struct PageWriterTests {
     /// find their post shown without writing.
     @Test func postsCommittedTogetherShareOnePageWrite() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let storage = GatedStorage(store)
-            let pages = UserPages(store: PageStore(folder: folder), layout: PageLayout(pageSize: 50),
+            let pages = UserPages(store: PublicFolder(folder: folder), layout: PageLayout(pageSize: 50),
                                   storage: storage, cache: FragmentCache())
             let writer = PageWriter(pages: pages)
             let alice = try store.createUser(name: "alice", passwordHash: "x", at: TestClock.start)
@@ -56,7 +56,7 @@ struct PageWriterTests {
             done.wait()
             #expect(failures.all.isEmpty)
             #expect(writer.writeCount == 1, "one write showed all ten posts")
-            let page = try #require(PageStore(folder: folder).read(user: "alice"))
+            let page = try #require(PublicFolder(folder: folder).read(user: "alice"))
             #expect(posts.allSatisfy { page.contains("id=\"post-\($0.id)\"") })
         }
     }
@@ -64,9 +64,9 @@ struct PageWriterTests {
     /// A post committed after the write began waits, then writes again.
     @Test func aLaterPostGetsAWriteOfItsOwn() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
-            let pages = UserPages(store: PageStore(folder: folder), layout: PageLayout(pageSize: 50),
+            let pages = UserPages(store: PublicFolder(folder: folder), layout: PageLayout(pageSize: 50),
                                   storage: store, cache: FragmentCache())
             let writer = PageWriter(pages: pages)
             let alice = try store.createUser(name: "alice", passwordHash: "x", at: TestClock.start)
@@ -77,7 +77,7 @@ struct PageWriterTests {
             let second = try store.addPost(userID: alice.id, title: "two", content: "c", at: TestClock.start)
             try writer.ensure(alice, showing: second.id)
             #expect(writer.writeCount == 2)
-            #expect(PageStore(folder: folder).read(user: "alice")?.contains("\">two</a></h2>") == true)
+            #expect(PublicFolder(folder: folder).read(user: "alice")?.contains("\">two</a></h2>") == true)
         }
     }
 }

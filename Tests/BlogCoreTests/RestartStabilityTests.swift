@@ -12,11 +12,11 @@ import BlogSQLite
 struct RestartStabilityTests {
     /// A service over the database and public folder in `folder`, as
     /// `blogd` makes one at each start.
-    static func service(in folder: URL, baseURL: String, pinned: Bool = true) throws -> (BlogStore, BlogService) {
-        let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+    static func service(in folder: URL, baseURL: String, pinned: Bool = true) throws -> (SQLiteStore, BlogService) {
+        let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
         var settings = BlogService.Settings(openPosting: true, scrypt: .testing, baseURL: baseURL)
         if pinned { settings.feedIDBase = try Feeds.idBase(storage: store, baseURL: baseURL) }
-        let service = try BlogService(store: store, pages: PageStore(folder: folder.appendingPathComponent("public")),
+        let service = try BlogService(store: store, pages: PublicFolder(folder: folder.appendingPathComponent("public")),
                                       settings: settings, logger: quietLogger)
         return (store, service)
     }

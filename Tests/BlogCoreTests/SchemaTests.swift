@@ -37,7 +37,7 @@ struct SchemaTests {
 
     @Test func schemaFileMatchesMigration() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             let migrated = try store.pool.read(Self.entries)
             try store.close()
 
@@ -61,10 +61,10 @@ struct SchemaTests {
     /// partial index, never along all of the blog's posts.
     @Test func placedPostsUseTheirIndex() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let plan = try store.pool.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + BlogStore.placedPostsQuery, arguments: [1, 500])
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteStore.placedPostsQuery, arguments: [1, 500])
                     .map { $0["detail"] as String }
             }
             #expect(plan.contains { $0.contains("USING INDEX posts_placed") }, "\(plan)")
@@ -73,7 +73,7 @@ struct SchemaTests {
 
     @Test func writerPragmas() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             #expect(try store.writerPragma("synchronous") == "2", "FULL")
             #expect(try store.writerPragma("journal_mode") == "wal")
@@ -86,8 +86,8 @@ struct SchemaTests {
     @Test func pragmasAfterReopen() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let path = folder.appendingPathComponent("blog.sqlite").path
-            try BlogStore(path: path).close()
-            let store = try BlogStore(path: path, create: false)
+            try SQLiteStore(path: path).close()
+            let store = try SQLiteStore(path: path, create: false)
             defer { try? store.close() }
             #expect(try store.writerPragma("synchronous") == "2")
             #expect(try store.writerPragma("journal_mode") == "wal")
@@ -97,8 +97,8 @@ struct SchemaTests {
     @Test func migrationIsRecordedOnce() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let path = folder.appendingPathComponent("blog.sqlite").path
-            try BlogStore(path: path).close()
-            let store = try BlogStore(path: path)
+            try SQLiteStore(path: path).close()
+            let store = try SQLiteStore(path: path)
             defer { try? store.close() }
             let applied = try store.pool.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
             #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens", "v10-photos", "v11-trash", "v12-site-values", "v13-content-html"])
@@ -127,7 +127,7 @@ struct SchemaTests {
                     """, arguments: [PostPhoto.columnText([photo]), photo.name])
             }
             try old.close()
-            let store = try BlogStore(path: path)
+            let store = try SQLiteStore(path: path)
             defer { try? store.close() }
             let post = try #require(try store.posts(ids: [5]).first)
             #expect(post.photos == [photo])
@@ -157,7 +157,7 @@ struct SchemaTests {
                 }
                 try pool.close()
             }
-            let store = try BlogStore(path: path)
+            let store = try SQLiteStore(path: path)
             defer { try? store.close() }
             let post = try #require(try store.posts(ids: [1]).first)
             #expect(post.contentHTML == nil && post.title == "Old")
@@ -172,7 +172,7 @@ struct SchemaTests {
     /// its sizes are positive, and it is an existing user's.
     @Test func photoConstraintsHold() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let stamp = "2027-01-15 08:00:00.000"
             try store.pool.write { db in
@@ -203,7 +203,7 @@ struct SchemaTests {
 
     @Test func constraintsHold() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let stamp = "2027-01-15 08:00:00.000"
             try store.pool.write { db in
@@ -237,7 +237,7 @@ struct SchemaTests {
 
     @Test func storedTimesAreUTCText() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let user = try store.createUser(name: "alice", passwordHash: "h", at: Date(timeIntervalSince1970: 1_800_000_000.25))
             _ = try store.addPost(userID: user.id, title: "t", content: "c", at: Date(timeIntervalSince1970: 1_800_000_001.5))
@@ -273,7 +273,7 @@ struct SchemaTests {
                 }
             }
             try old.close()
-            let store = try BlogStore(path: path, layout: PageLayout(pageSize: 2))
+            let store = try SQLiteStore(path: path, layout: PageLayout(pageSize: 2))
             defer { try? store.close() }
             let rows = try store.pool.read { try Row.fetchAll($0, sql: "SELECT user_id, page, weight FROM posts ORDER BY id") }
             #expect(rows.map { $0["page"] as Int } == [1, 1, 1, 1, 2, 2, 2], "bob: 1, 3, 5 | alice: 2, 4, 6 | ...")

@@ -12,16 +12,16 @@ import BlogModel
 struct SharedLoginStateTests {
     private let policy = LoginThrottle.Policy(allowedFailures: 3, window: 60, lockout: 120)
 
-    private func withStore(_ body: (BlogStore) throws -> Void) throws {
+    private func withStore(_ body: (SQLiteStore) throws -> Void) throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             try body(store)
         }
     }
 
     @Test func failuresCountUpAndLockAtTheLimit() throws {
-        try withStore { (store: BlogStore) throws in
+        try withStore { (store: SQLiteStore) throws in
             let start = TestClock.start
             let first = try store.recordLoginFailure(userKey: "alice", address: "10.0.0.1", at: start, policy: policy)
             #expect(first == LoginFailures(failures: 1, firstFailure: start, lockedUntil: nil))
@@ -34,7 +34,7 @@ struct SharedLoginStateTests {
     }
 
     @Test func aStaleRecordStartsAgain() throws {
-        try withStore { (store: BlogStore) throws in
+        try withStore { (store: SQLiteStore) throws in
             let start = TestClock.start
             _ = try store.recordLoginFailure(userKey: "alice", address: "a", at: start, policy: policy)
             let late = try store.recordLoginFailure(userKey: "alice", address: "a", at: start + 61, policy: policy)
@@ -50,7 +50,7 @@ struct SharedLoginStateTests {
     }
 
     @Test func twoInstancesShareTheCount() throws {
-        try withStore { (store: BlogStore) throws in
+        try withStore { (store: SQLiteStore) throws in
             let clock = TestClock()
             let one = LoginThrottle(policy: policy, storage: store, now: clock.closure)
             let other = LoginThrottle(policy: policy, storage: store, now: clock.closure)
@@ -69,7 +69,7 @@ struct SharedLoginStateTests {
     }
 
     @Test func checksUnderWayCountWithStoredFailures() throws {
-        try withStore { (store: BlogStore) throws in
+        try withStore { (store: SQLiteStore) throws in
             let clock = TestClock()
             let one = LoginThrottle(policy: policy, storage: store, now: clock.closure)
             let other = LoginThrottle(policy: policy, storage: store, now: clock.closure)

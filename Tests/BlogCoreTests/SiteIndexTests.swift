@@ -29,7 +29,7 @@ struct SiteIndexTests {
     /// `count` users `fill0…`, each with one post, the newest last, a
     /// minute apart from `start`: written straight to the database, as a
     /// site that has been running a while.
-    func fill(_ store: BlogStore, count: Int, from start: Date) throws {
+    func fill(_ store: SQLiteStore, count: Int, from start: Date) throws {
         try store.pool.write { db in
             for i in 0..<count {
                 try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES (?, 'x', ?)",
@@ -46,10 +46,10 @@ struct SiteIndexTests {
         }
     }
 
-    func publicFolder(in folder: URL) throws -> PageStore {
+    func publicFolder(in folder: URL) throws -> PublicFolder {
         let url = folder.appendingPathComponent("public", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return PageStore(folder: url)
+        return PublicFolder(folder: url)
     }
 
     /// What a full read of the index renders.
@@ -100,7 +100,7 @@ struct SiteIndexTests {
     /// posts, and the one after the last place leaves: as a full read.
     @Test func aBlogPastTheLastPlaceComesBackFirst() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("b.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("b.sqlite").path)
             defer { try? store.close() }
             let pages = try publicFolder(in: folder)
             try fill(store, count: IndexPage.limit + 1, from: dayAgo)
@@ -126,7 +126,7 @@ struct SiteIndexTests {
     /// the index whole, so the change is not undone.
     @Test func anIndexWrittenElsewhereMakesTheNextWriteFull() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("b.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("b.sqlite").path)
             defer { try? store.close() }
             let pages = try publicFolder(in: folder)
             try fill(store, count: 3, from: dayAgo)
@@ -155,7 +155,7 @@ struct SiteIndexTests {
     /// not written again.
     @Test func unchangedLinesAreKept() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("b.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("b.sqlite").path)
             defer { try? store.close() }
             let pages = try publicFolder(in: folder)
             try fill(store, count: 50, from: dayAgo)

@@ -58,7 +58,7 @@ func text(_ bytes: [UInt8]) -> String {
     String(decoding: bytes, as: UTF8.self)
 }
 
-extension BlogStore {
+extension SQLiteStore {
     /// Every post id of a user, oldest first.
     func postIDs(ofUserID userID: Int64) throws(StorageError) -> [Int64] {
         try postIDs(ofUserID: userID, pages: 1...Int(Int32.max)).reversed()
@@ -72,7 +72,7 @@ extension PageRenderer {
     }
 }
 
-extension PageStore {
+extension PublicFolder {
     /// Writes a user's main page file as given (a test damaging it).
     func write(_ text: String, user: String) throws(PageError) {
         try write(text, file: PageRenderer.mainFile(user: user))

@@ -128,7 +128,7 @@ struct PostgresInstancesTests {
         defer { stores.forEach { try? $0.close() } }
         let settings = BlogService.Settings(openPosting: true, scrypt: .testing, pageSize: 3)
         let services = try stores.map { store in
-            try BlogService(store: store, pages: PageStore(folder: folder), settings: settings, logger: quiet)
+            try BlogService(store: store, pages: PublicFolder(folder: folder), settings: settings, logger: quiet)
         }
         var session = Session(peerAddress: "192.0.2.1")
         #expect(services[0].handle(message: Array("register:Alice:pw".utf8), session: &session).reply == .registered)
@@ -148,7 +148,7 @@ struct PostgresInstancesTests {
         defer { removeTemporaryFolder(rebuilt) }
         let third = try openStore(url)
         defer { try? third.close() }
-        let rebuilder = try BlogService(store: third, pages: PageStore(folder: rebuilt), settings: settings, logger: quiet)
+        let rebuilder = try BlogService(store: third, pages: PublicFolder(folder: rebuilt), settings: settings, logger: quiet)
         #expect(try rebuilder.rebuildPages(of: []) == ["Alice"])
         #expect(try PostgresServiceTests.pageFiles(in: rebuilt) == written)
     }

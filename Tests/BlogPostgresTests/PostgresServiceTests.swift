@@ -26,7 +26,7 @@ struct PostgresServiceTests {
         defer { removeTemporaryFolder(folder) }
         let store = try openStore(url)
         defer { try? store.close() }
-        let service = try BlogService(store: store, pages: PageStore(folder: folder),
+        let service = try BlogService(store: store, pages: PublicFolder(folder: folder),
                                       settings: .init(scrypt: .testing), logger: quiet)
         func send(_ message: String, from address: String = "192.0.2.10") -> Reply {
             var session = Session(peerAddress: address)

@@ -6,7 +6,7 @@ import Testing
 import BlogSQLite
 import BlogModel
 
-/// `PostgresStore` does what `BlogStore` does (BlogStoreTests), where it
+/// `PostgresStore` does what `SQLiteStore` does (SQLiteStoreTests), where it
 /// applies.
 @Suite("PostgresStore", .enabled(if: PostgresCluster.enabled))
 struct PostgresStoreTests {

@@ -43,10 +43,10 @@ func makeTemporaryFolder() throws -> URL {
 }
 
 /// Removes a folder of `makeTemporaryFolder`, and the staging folder a
-/// `PageStore` of it made beside it.
+/// `PublicFolder` of it made beside it.
 func removeTemporaryFolder(_ url: URL) {
     try? FileManager.default.removeItem(at: url)
-    try? FileManager.default.removeItem(atPath: PageStore(folder: url).stagingPath)
+    try? FileManager.default.removeItem(atPath: PublicFolder(folder: url).stagingPath)
 }
 
 /// The repository's top folder (this file is Tests/BlogPostgresTests/Support.swift).

@@ -21,7 +21,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         switch self {
         case .sqlite:
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogstorage-\(UUID().uuidString)")
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             return (store, { try? FileManager.default.removeItem(at: folder) })
         case .postgres:
             let url = try PostgresCluster.shared().makeDatabase()

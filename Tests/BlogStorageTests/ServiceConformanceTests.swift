@@ -19,7 +19,7 @@ struct ServiceConformanceTests {
             let folder = try makeTemporaryFolder()
             defer { removeTemporaryFolder(folder) }
             let quiet = Logger(label: "test.service", factory: { _ in SwiftLogNoOpLogHandler() })
-            let service = try BlogService(store: store, pages: PageStore(folder: folder),
+            let service = try BlogService(store: store, pages: PublicFolder(folder: folder),
                                           settings: .init(scrypt: .testing, pageSize: 3), logger: quiet)
             @Sendable func send(_ text: String, _ session: inout Session) -> Reply {
                 service.handle(message: Array(text.utf8), session: &session).reply

@@ -21,7 +21,7 @@ struct TrashServiceConformanceTests {
             defer { removeTemporaryFolder(folder) }
             let quiet = Logger(label: "test.service", factory: { _ in SwiftLogNoOpLogHandler() })
             let clock = Mutex(t0)
-            let service = try BlogService(store: store, pages: PageStore(folder: folder),
+            let service = try BlogService(store: store, pages: PublicFolder(folder: folder),
                                           settings: .init(scrypt: .testing, pageSize: 2, trashDays: 2), logger: quiet,
                                           now: { clock.withLock { $0 } })
             @Sendable func send(_ text: String, _ session: inout Session) -> Reply {

@@ -16,11 +16,11 @@ public func withTemporaryFolder<T>(_ body: (URL) throws -> T) throws -> T {
     return try body(url)
 }
 
-/// Removes a temporary folder, and the staging folder a `PageStore` of it
+/// Removes a temporary folder, and the staging folder a `PublicFolder` of it
 /// made beside it.
 public func removeTemporaryFolder(_ url: URL) {
     try? FileManager.default.removeItem(at: url)
-    try? FileManager.default.removeItem(atPath: PageStore(folder: url).stagingPath)
+    try? FileManager.default.removeItem(atPath: PublicFolder(folder: url).stagingPath)
 }
 
 /// The async form of `withTemporaryFolder`.

@@ -11,7 +11,7 @@ import BlogPages
 import BlogAuth
 
 /// A whole blog for a test: a temporary folder holding `public/` and
-/// `blog.sqlite`, a `BlogStore` and `PageStore` on them, a quiet
+/// `blog.sqlite`, a `SQLiteStore` and `PublicFolder` on them, a quiet
 /// `BlogService`, and a `BlogServer` listening on a free loopback port
 /// (never the production port 51515), already started.
 ///
@@ -24,9 +24,9 @@ public final class TestBlog: @unchecked Sendable {
     /// `folder/public`, where the pages go.
     public let publicFolder: URL
     /// The database, `folder/blog.sqlite`.
-    public let store: BlogStore
+    public let store: SQLiteStore
     /// The pages in `publicFolder`.
-    public let pages: PageStore
+    public let pages: PublicFolder
     /// The service behind `server` (and any `extraServer`).
     public let service: BlogService
     /// The running server.
@@ -75,11 +75,11 @@ public final class TestBlog: @unchecked Sendable {
             .appendingPathComponent("\(folderPrefix)-\(UUID().uuidString)", isDirectory: true)
         let publicFolder = folder.appendingPathComponent("public", isDirectory: true)
         try FileManager.default.createDirectory(at: publicFolder, withIntermediateDirectories: true)
-        var store: BlogStore?
+        var store: SQLiteStore?
         do {
-            let opened = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let opened = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             store = opened
-            let pages = PageStore(folder: publicFolder)
+            let pages = PublicFolder(folder: publicFolder)
             var quiet = Logger(label: loggerLabel)
             quiet.logLevel = .critical
             let service = try BlogService(store: opened, pages: pages, settings: settings, logger: quiet,

@@ -70,7 +70,7 @@ struct BackupTests {
 
     /// Every post of the database at `path`, by id: (author, title, content).
     func posts(in path: String) throws -> [Int64: [String]] {
-        let store = try BlogStore(path: path, create: false, readOnly: true)
+        let store = try SQLiteStore(path: path, create: false, readOnly: true)
         defer { try? store.close() }
         return Dictionary(uniqueKeysWithValues: try store.recentPosts(limit: 1_000_000).map {
             ($0.post.id, [$0.author, $0.post.title, $0.post.content])
@@ -146,7 +146,7 @@ struct BackupTests {
         try FileManager.default.createDirectory(atPath: path("reference"), withIntermediateDirectories: true)
         try copyDatabase(db, to: path("reference/live.sqlite"))
         do {
-            let reference = try BlogStore(path: path("reference/live.sqlite"))
+            let reference = try SQLiteStore(path: path("reference/live.sqlite"))
             for id in live.keys where id > newest { try reference.deletePost(id: id) }
             try reference.close()
         }
@@ -184,7 +184,7 @@ struct BackupTests {
         let made = try blogd(["backup", target, "--db", db])
         #expect(made.status == 0, "\(made.err)")
         #expect(try posts(in: target).isEmpty)
-        let copy = try BlogStore(path: target, create: false, readOnly: true)
+        let copy = try SQLiteStore(path: target, create: false, readOnly: true)
         #expect(try copy.user(named: "alice") != nil)
         try copy.close()
 
@@ -193,7 +193,7 @@ struct BackupTests {
         #expect(kept.status == 1 && kept.err.contains("\(target) exists; give --force to replace it"), "\(kept.err)")
         let replaced = try blogd(["backup", target, "--db", db, "--force"])
         #expect(replaced.status == 0, "\(replaced.err)")
-        let newer = try BlogStore(path: target, create: false, readOnly: true)
+        let newer = try SQLiteStore(path: target, create: false, readOnly: true)
         #expect(try newer.user(named: "bob") != nil, "--force replaced the old backup")
         try newer.close()
 

@@ -116,7 +116,7 @@ struct BinaryFloodTests {
         let after = try #require(server.memoryKB())
         #expect(server.stop() == 0)
 
-        let store = try BlogStore(path: db, create: false, readOnly: true)
+        let store = try SQLiteStore(path: db, create: false, readOnly: true)
         defer { try? store.close() }
         let user = try #require(try store.user(named: "big"))
         #expect(try store.posts(ofUserID: try #require(user.id)).map(\.title) == ["warm"], "nothing of it is stored")

@@ -104,7 +104,7 @@ final class BlogdProcess: Sendable {
 /// Makes an empty SQLite database at `path`, as a first `blogd serve`
 /// would: the admin commands refuse a database that is not there.
 func makeDatabase(_ path: String) throws {
-    try BlogStore(path: path).close()
+    try SQLiteStore(path: path).close()
 }
 
 /// Runs `blogd ARGUMENTS` to completion (in `cwd` if given); returns

@@ -24,7 +24,7 @@ struct CrashRecoveryTests {
 
     var db: String { folder.appendingPathComponent("data/blog.sqlite").path }
     var publicFolder: String { folder.appendingPathComponent("public").path }
-    var pageStore: PageStore { PageStore(folder: URL(fileURLWithPath: publicFolder)) }
+    var pageStore: PublicFolder { PublicFolder(folder: URL(fileURLWithPath: publicFolder)) }
 
     func serve() throws -> BlogdProcess {
         try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--db", db, "--public", publicFolder],
@@ -44,7 +44,7 @@ struct CrashRecoveryTests {
     }
 
     /// Posts of `name` in the database, oldest first (read-only).
-    func posts(of name: String, in store: BlogStore) throws -> [PostRecord] {
+    func posts(of name: String, in store: SQLiteStore) throws -> [PostRecord] {
         let user = try #require(try store.user(named: name))
         return try store.posts(ofUserID: try #require(user.id)).reversed()
     }
@@ -248,7 +248,7 @@ struct CrashRecoveryTests {
         #expect(try exchange("newpost:crash0:after-restart:still here[E];", port: port2) == "post:OK[E];")
         #expect(second.stop() == 0)
 
-        let store = try BlogStore(path: db, create: false, readOnly: true)
+        let store = try SQLiteStore(path: db, create: false, readOnly: true)
         defer { try? store.close() }
         var counts: [String: Int] = [:]
         var inFlightCommitted = 0
@@ -313,7 +313,7 @@ struct CrashRecoveryTests {
         }
         #expect(server.stop() == 0)
 
-        let store = try BlogStore(path: db, create: false, readOnly: true)
+        let store = try SQLiteStore(path: db, create: false, readOnly: true)
         defer { try? store.close() }
         var posts: [String: [PostRecord]] = [:]
         for user in plan.keys { posts[user] = try self.posts(of: user, in: store) }

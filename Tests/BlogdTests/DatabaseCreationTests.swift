@@ -120,7 +120,7 @@ struct DatabaseCreationTests {
         // The file alone, as a copy of it would be.
         try FileManager.default.createDirectory(atPath: path("alone"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: path("data/blog.sqlite"), toPath: path("alone/blog.sqlite"))
-        let store = try BlogStore(path: path("alone/blog.sqlite"), create: false)
+        let store = try SQLiteStore(path: path("alone/blog.sqlite"), create: false)
         defer { try? store.close() }
         let user = try #require(try store.user(named: "alice"))
         #expect(try store.posts(ofUserID: user.id).count == 40)

@@ -29,7 +29,7 @@ struct TokenCommandsTests {
 
     /// What `secret` verifies as, read from the database file now.
     func verify(_ secret: String) throws -> (user: UserRecord, token: AccessToken)? {
-        let store = try BlogStore(path: database, create: false)
+        let store = try SQLiteStore(path: database, create: false)
         defer { try? store.close() }
         return try AccessTokens(storage: store).verify(secret, kind: .bearer)
     }

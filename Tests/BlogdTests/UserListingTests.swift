@@ -109,7 +109,7 @@ struct UserListingTests {
 
     @Test func listingFromAStore() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             let bob = try store.createUser(name: "bob", passwordHash: "h", at: t0)
             _ = try store.createUser(name: "Alice", passwordHash: "h", at: t0)

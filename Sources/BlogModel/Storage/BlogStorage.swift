@@ -2,7 +2,7 @@ import BlogWire
 import Foundation
 
 /// What the service needs of a database: users, posts, and the page groups
-/// posts fall into. `BlogStore` keeps them in SQLite;
+/// posts fall into. `SQLiteStore` keeps them in SQLite;
 /// another backend (PostgreSQL) implements the same calls. It is made of
 /// one protocol per concern, so that a part needing one (`AccessTokens`:
 /// `TokenStorage`; `LoginLeases` and `LoginThrottle`: `LoginStateStorage`)
@@ -11,7 +11,7 @@ import Foundation
 /// Every write returns once its commit is durable, so an OK reply sent
 /// after it keeps its promise.
 ///
-///     let storage: any BlogStorage = try BlogStore(path: "data/blog.sqlite")
+///     let storage: any BlogStorage = try SQLiteStore(path: "data/blog.sqlite")
 ///     let alice = try storage.createUser(name: "alice", passwordHash: hash, at: Date())
 public protocol BlogStorage: UserStorage, PostStorage, TrashStorage, PhotoStorage, LoginStateStorage,
     TokenStorage, SiteStorage {}

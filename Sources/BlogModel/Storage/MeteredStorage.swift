@@ -6,7 +6,7 @@ import Foundation
 /// and otherwise hands every call straight on: one place sees every
 /// backend's failures, whichever call made them.
 ///
-///     let storage = MeteredStorage(try BlogStore(path: "data/blog.sqlite"))
+///     let storage = MeteredStorage(try SQLiteStore(path: "data/blog.sqlite"))
 ///     let service = try BlogService(store: storage, pages: pages)
 public struct MeteredStorage: BlogStorage {
     public let base: any BlogStorage

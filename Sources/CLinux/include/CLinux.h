@@ -1,6 +1,6 @@
 // The Linux calls Swift's Glibc module leaves out: epoll, eventfd, accept4,
 // renameat2 and posix_spawn's closefrom (GNU extensions) and mallopt.
-// BlogSockets wraps the socket ones, PageStore swaps pages in with
+// BlogSockets wraps the socket ones, PublicFolder swaps pages in with
 // renameat2, blogd sets the allocator's mmap threshold at start, the
 // tests' process spawner closes what children must not inherit.
 #ifndef BLOGD_CLINUX_H

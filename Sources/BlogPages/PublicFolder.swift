@@ -11,7 +11,7 @@ public enum PageError: Error, Equatable, Sendable {
 }
 
 /// The public web folder: the pages, each written whole and atomically.
-public struct PageStore: Sendable {
+public struct PublicFolder: Sendable {
     public let folder: URL
     /// Who is told of each file written or removed.
     public let changes: PageChanges

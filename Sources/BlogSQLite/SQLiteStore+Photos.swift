@@ -5,7 +5,7 @@ import GRDB
 /// Photos in SQLite (`photos`, migration v10): the bytes as BLOBs, written
 /// through group commit like everything else, so an upload is durable when
 /// `storePhoto` returns. Times are UTC text to the millisecond, as posts'.
-extension BlogStore {
+extension SQLiteStore {
     public func storePhoto(_ photo: PostPhoto, userID: Int64, image: [UInt8], thumbnail: [UInt8],
                            at date: Date) throws(StorageError) {
         let date = date.wholeMilliseconds

@@ -6,13 +6,13 @@ import BlogModel
 @testable import BlogCore
 @testable import BlogSQLite
 
-@Suite("BlogStore")
-struct BlogStoreTests {
+@Suite("SQLiteStore")
+struct SQLiteStoreTests {
     private let t0 = TestClock.start
 
-    private func withStore<T>(_ body: (BlogStore, URL) throws -> T) throws -> T {
+    private func withStore<T>(_ body: (SQLiteStore, URL) throws -> T) throws -> T {
         try withTemporaryFolder { (folder: URL) throws in
-            let store = try BlogStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             defer { try? store.close() }
             return try body(store, folder)
         }
@@ -21,8 +21,8 @@ struct BlogStoreTests {
     @Test func openMissingWithoutCreate() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let path = folder.appendingPathComponent("nothing.sqlite").path
-            #expect(storageError { _ = try BlogStore(path: path, create: false) } == .missing(path: path))
-            #expect(storageError { _ = try BlogStore(path: path, readOnly: true) } == .missing(path: path))
+            #expect(storageError { _ = try SQLiteStore(path: path, create: false) } == .missing(path: path))
+            #expect(storageError { _ = try SQLiteStore(path: path, readOnly: true) } == .missing(path: path))
             #expect(!FileManager.default.fileExists(atPath: path), "nothing was created")
         }
     }
@@ -30,7 +30,7 @@ struct BlogStoreTests {
     @Test func createMakesMissingFolders() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let path = folder.appendingPathComponent("a/b/blog.sqlite").path
-            let store = try BlogStore(path: path)
+            let store = try SQLiteStore(path: path)
             #expect(store.path == path)
             try store.close()
             #expect(FileManager.default.fileExists(atPath: path))
@@ -39,7 +39,7 @@ struct BlogStoreTests {
 
     @Test func cannotOpenAFolder() throws {
         try withTemporaryFolder { (folder: URL) throws in
-            let error = storageError { _ = try BlogStore(path: folder.path) }
+            let error = storageError { _ = try SQLiteStore(path: folder.path) }
             guard case .cannotOpen(let path, _) = error else {
                 Issue.record("expected cannotOpen, got \(String(describing: error))")
                 return
@@ -52,7 +52,7 @@ struct BlogStoreTests {
         try withTemporaryFolder { (folder: URL) throws in
             let path = folder.appendingPathComponent("garbage.sqlite").path
             try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
-            let error = storageError { _ = try BlogStore(path: path) }
+            let error = storageError { _ = try SQLiteStore(path: path) }
             guard case .cannotOpen = error else {
                 Issue.record("expected cannotOpen, got \(String(describing: error))")
                 return
@@ -61,8 +61,8 @@ struct BlogStoreTests {
     }
 
     @Test func readOnlyStoreSeesOtherWriters() throws {
-        try withStore { (writer: BlogStore, _: URL) throws in
-            let reader = try BlogStore(path: writer.path, readOnly: true)
+        try withStore { (writer: SQLiteStore, _: URL) throws in
+            let reader = try SQLiteStore(path: writer.path, readOnly: true)
             defer { try? reader.close() }
             #expect(try reader.user(named: "alice") == nil)
             let alice = try writer.createUser(name: "alice", passwordHash: "h", at: t0)
@@ -74,8 +74,8 @@ struct BlogStoreTests {
     }
 
     @Test func readOnlyStoreCannotWrite() throws {
-        try withStore { (writer: BlogStore, _: URL) throws in
-            let reader = try BlogStore(path: writer.path, readOnly: true)
+        try withStore { (writer: SQLiteStore, _: URL) throws in
+            let reader = try SQLiteStore(path: writer.path, readOnly: true)
             defer { try? reader.close() }
             let error = storageError { _ = try reader.createUser(name: "bob", passwordHash: "h", at: t0) }
             // SQLITE_READONLY (8), as SQLite said it.
@@ -91,12 +91,12 @@ struct BlogStoreTests {
     @Test func dataSurvivesCloseAndReopen() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let path = folder.appendingPathComponent("blog.sqlite").path
-            let first = try BlogStore(path: path)
+            let first = try SQLiteStore(path: path)
             let alice = try first.createUser(name: "Alice", passwordHash: "hash", at: t0)
             let post = try first.addPost(userID: alice.id, title: "t", content: "c", at: t0)
             try first.close()
 
-            let second = try BlogStore(path: path, create: false)
+            let second = try SQLiteStore(path: path, create: false)
             defer { try? second.close() }
             #expect(try second.user(named: "alice") == alice)
             #expect(try second.posts(ofUserID: alice.id) == [post])
@@ -105,7 +105,7 @@ struct BlogStoreTests {
     }
 
     @Test func newerQueries() throws {
-        try withStore { (store: BlogStore, _: URL) throws in
+        try withStore { (store: SQLiteStore, _: URL) throws in
             let bob = try store.createUser(name: "bob", passwordHash: "h", at: t0)
             let alice = try store.createUser(name: "Alice", passwordHash: "h", at: t0)
             #expect(try store.allUsers().map(\.name) == ["bob", "Alice"], "by id")
@@ -121,7 +121,7 @@ struct BlogStoreTests {
     }
 
     @Test func groupCommitFailuresStayWithTheirCaller() throws {
-        try withStore { (store: BlogStore, _: URL) throws in
+        try withStore { (store: SQLiteStore, _: URL) throws in
             let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
             let results = Collector<(Int, StorageError?)>()
             DispatchQueue.concurrentPerform(iterations: 90) { index in
@@ -150,7 +150,7 @@ struct BlogStoreTests {
     }
 
     @Test func groupCommitSequentialWrites() throws {
-        try withStore { (store: BlogStore, _: URL) throws in
+        try withStore { (store: SQLiteStore, _: URL) throws in
             for index in 0 ..< 5 { _ = try store.createUser(name: "u\(index)", passwordHash: "h", at: t0) }
             #expect(store.commitStatistics.batches == 5)
             #expect(store.commitStatistics.writes == 5)
@@ -158,7 +158,7 @@ struct BlogStoreTests {
     }
 
     @Test func groupCommitBatchLimit() throws {
-        try withStore { (store: BlogStore, _: URL) throws in
+        try withStore { (store: SQLiteStore, _: URL) throws in
             let commits = GroupCommit(pool: store.pool, maxBatch: 3)
             let failures = Collector<String>()
             DispatchQueue.concurrentPerform(iterations: 30) { index in
@@ -180,7 +180,7 @@ struct BlogStoreTests {
 
     @Test func groupCommitReturnsValueAndRethrows() throws {
         struct Refused: Error, Equatable {}
-        try withStore { (store: BlogStore, _: URL) throws in
+        try withStore { (store: SQLiteStore, _: URL) throws in
             let commits = GroupCommit(pool: store.pool)
             let count = try commits.write { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? -1 }
             #expect(count == 0)
@@ -200,7 +200,7 @@ struct BlogStoreTests {
     /// one: the bad write is refused, its batch mates are stored, and every
     /// write is acknowledged exactly when it is stored, exactly once.
     @Test func failedBatchCommitRetriesItsWritesAlone() throws {
-        try withStore { (store: BlogStore, _: URL) throws in
+        try withStore { (store: SQLiteStore, _: URL) throws in
             try store.pool.write { db in
                 try db.execute(sql: """
                     CREATE TABLE parent (id INTEGER PRIMARY KEY);
@@ -263,7 +263,7 @@ struct BlogStoreTests {
     /// the queue: it fails with `.deadlineExceeded` and is never made, even
     /// once the batch ahead of it is done.
     @Test func groupCommitGivesUpOnAWriteWaitingPastTheDeadline() throws {
-        try withStore { (store: BlogStore, _: URL) throws in
+        try withStore { (store: SQLiteStore, _: URL) throws in
             let commits = GroupCommit(pool: store.pool, deadline: 0.5)
             let blocking = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
             let blocker = DispatchGroup()
@@ -293,7 +293,7 @@ struct BlogStoreTests {
     /// No thread of its own: a lone write is committed on its caller's
     /// thread, and the `committed` callback runs there too.
     @Test func aLoneWriteCommitsOnItsCallersThread() throws {
-        try withStore { (store: BlogStore, _: URL) throws in
+        try withStore { (store: SQLiteStore, _: URL) throws in
             let commits = GroupCommit(pool: store.pool)
             let caller = pthread_self()
             let committer = Collector<pthread_t>()
@@ -307,7 +307,7 @@ struct BlogStoreTests {
     /// writer still waiting, passing over one that gave up at its own
     /// request's deadline: that one is never made, the next one is.
     @Test func theNextBatchPassesOverAWriterThatGaveUp() throws {
-        try withStore { (store: BlogStore, _: URL) throws in
+        try withStore { (store: SQLiteStore, _: URL) throws in
             let commits = GroupCommit(pool: store.pool, deadline: 3600)
             let blocking = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
             let writers = DispatchGroup()
@@ -354,7 +354,7 @@ struct BlogStoreTests {
     @Test func writeLockHeldElsewhereFailsAtTheDeadline() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let path = folder.appendingPathComponent("blog.sqlite").path
-            let store = try BlogStore(path: path, deadline: 0.5)
+            let store = try SQLiteStore(path: path, deadline: 0.5)
             defer { try? store.close() }
             let other = try DatabaseQueue(path: path)
             let locked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)

@@ -6,7 +6,7 @@ import GRDB
 /// row moves there whole, its photos stay in `photos` on no post, marked
 /// with `trashed_post_id`; its tombstone is in `deleted_posts` all the
 /// while. Each change is one group commit.
-extension BlogStore {
+extension SQLiteStore {
     public func trashPost(id: Int64, ofUserID userID: Int64, at date: Date) throws(StorageError) -> PostRecord? {
         let date = date.wholeMilliseconds
         return try gate.pass { () throws(StorageError) in

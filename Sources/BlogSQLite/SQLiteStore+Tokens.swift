@@ -5,7 +5,7 @@ import GRDB
 /// Access tokens in SQLite (`access_tokens`, migration v9). Times are UTC
 /// text to the millisecond, as users' and posts' are, so a record read
 /// back equals the one its insert returned.
-extension BlogStore {
+extension SQLiteStore {
     public func createToken(userID: Int64, secretHash: String, kind: AccessToken.Kind, scopes: String, label: String,
                             at date: Date, expires: Date?) throws(StorageError) -> AccessToken {
         let created = date.wholeMilliseconds

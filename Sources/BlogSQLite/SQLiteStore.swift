@@ -8,7 +8,7 @@ import GRDB
 /// A WAL `DatabasePool` lets readers (such as `blogd users`) run beside the
 /// server; `synchronous = FULL` makes every commit reach the disk before
 /// the call returns, so an OK reply can promise durability.
-public final class BlogStore: BlogStorage {
+public final class SQLiteStore: BlogStorage {
     let pool: DatabasePool
     /// Inserts from many clients share transactions (and fsyncs).
     let commits: GroupCommit

@@ -2,7 +2,7 @@ import BlogModel
 import Foundation
 import GRDB
 
-extension BlogStore {
+extension SQLiteStore {
     /// Copies the database, as it stood at one commit, into a new SQLite
     /// file at `path` (`blogd backup`).
     ///

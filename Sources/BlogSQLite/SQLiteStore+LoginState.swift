@@ -4,7 +4,7 @@ import GRDB
 
 /// Leases and failed-login counts in SQLite: a lease survives a restart.
 /// Times are seconds since 1970, as in the PostgreSQL schema.
-extension BlogStore {
+extension SQLiteStore {
     public func grantLease(userKey: String, address: String, until expiry: Date) throws(StorageError) {
         try writeState { db in
             try db.execute(sql: """
