@@ -105,7 +105,7 @@ public enum AtomFeed {
             // the page shows.
             html.removeAll(keepingCapacity: true)
             PageRenderer.appendPhotos(entry.photos, base: entry.siteURL, to: &html)
-            HTMLEscape.appendMultiline(entry.content, to: &html)
+            LinkedText.append(entry.content, to: &html)
             out += "    <content type=\"html\">".utf8
             appendEscaped(html, to: &out)
             out += "</content>\n  </entry>\n".utf8

@@ -20,7 +20,8 @@ public enum PageRenderer {
 
     /// One post as one line (no line break): an `<article>` with the post
     /// id, its title linking to its own page, its date (and the date of
-    /// its last edit), its place, its photos, and its text.
+    /// its last edit), its place, its photos, and its text (its URLs
+    /// linked, `LinkedText`).
     public static func fragment(_ post: PostRecord, user: String) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(200 + post.title.utf8.count + post.content.utf8.count + post.photos.count * 160)
@@ -44,7 +45,7 @@ public enum PageRenderer {
         if let place = post.place { appendPlace(place, user: user, to: &out) }
         appendPhotos(post.photos, base: "", to: &out)
         out += contentStart
-        HTMLEscape.appendMultiline(post.content, to: &out)
+        LinkedText.append(post.content, to: &out)
         out += articleEnd
         return out
     }
@@ -73,7 +74,7 @@ public enum PageRenderer {
     /// escaped, the part of its fragment that varies (with its photos'
     /// markup, `weight(title:content:photos:)`).
     public static func weight(title: String, content: String) -> Int {
-        HTMLEscape.multilineCount(title) + HTMLEscape.multilineCount(content)
+        HTMLEscape.multilineCount(title) + LinkedText.count(content)
     }
 
     /// A user's main page: `fragments` newest first, linking to archive

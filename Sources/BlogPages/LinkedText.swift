@@ -1,0 +1,140 @@
+/// A post's text as HTML: escaped, each line break a `<br>`, and each
+/// `http://` or `https://` URL in it a link, on every page and feed.
+///
+/// Nothing else of the text ever becomes markup: a URL ends at white
+/// space, at `<`, `>`, `"` or a backtick, and at any byte outside ASCII,
+/// and it is escaped twice over like the rest (in the `href` and as the
+/// link's text), so no text can close the attribute or open a tag. No
+/// other scheme is linked (`javascript:`, `data:`, `ftp:` stay text), nor
+/// a scheme glued to a word (`xhttp://`). Punctuation that ends a sentence
+/// (`.,;:!?*'`) is left out of a URL's end, and so is a closing `)` or `]`
+/// without its opening one inside the URL, so that
+/// `(see https://example.com/a_(b))` links `https://example.com/a_(b)`.
+///
+///     var out: [UInt8] = []
+///     LinkedText.append("Read https://example.com.", to: &out)
+///     // Read <a href="https://example.com">https://example.com</a>.
+public enum LinkedText {
+    /// Appends `text` as HTML (see the type).
+    public static func append(_ text: some StringProtocol, to out: inout [UInt8]) {
+        render(Array(text.utf8)) { out.append(contentsOf: $0) }
+    }
+
+    /// Bytes `append` would add: what a post's text weighs on its page.
+    public static func count(_ text: some StringProtocol) -> Int {
+        var count = 0
+        render(Array(text.utf8)) { count += $0.count }
+        return count
+    }
+
+    /// The URLs `append` links, in order (for tests, and for what will
+    /// send Webmentions).
+    public static func urls(in text: some StringProtocol) -> [String] {
+        let bytes = Array(text.utf8)
+        return links(in: bytes).map { String(decoding: bytes[$0], as: UTF8.self) }
+    }
+
+    /// One pass for both `append` and `count`, so a post's weight is
+    /// exactly the bytes its text takes.
+    private static func render(_ bytes: [UInt8], _ emit: (ArraySlice<UInt8>) -> Void) {
+        var start = 0
+        for link in links(in: bytes) {
+            multiline(bytes[start ..< link.lowerBound], emit)
+            emit(anchorStart[...])
+            escaped(bytes[link], emit)
+            emit(anchorMiddle[...])
+            escaped(bytes[link], emit)
+            emit(anchorEnd[...])
+            start = link.upperBound
+        }
+        multiline(bytes[start...], emit)
+    }
+
+    /// Escaped, line breaks as `<br>` (`HTMLEscape.appendMultiline`).
+    private static func multiline(_ part: ArraySlice<UInt8>, _ emit: (ArraySlice<UInt8>) -> Void) {
+        guard !part.isEmpty else { return }
+        var out: [UInt8] = []
+        out.reserveCapacity(part.count)
+        HTMLEscape.appendMultiline(String(decoding: part, as: UTF8.self), to: &out)
+        emit(out[...])
+    }
+
+    private static func escaped(_ part: ArraySlice<UInt8>, _ emit: (ArraySlice<UInt8>) -> Void) {
+        var out: [UInt8] = []
+        HTMLEscape.append(String(decoding: part, as: UTF8.self), to: &out)
+        emit(out[...])
+    }
+
+    /// The byte ranges of the URLs in `bytes`.
+    static func links(in bytes: [UInt8]) -> [Range<Int>] {
+        var found: [Range<Int>] = []
+        var index = 0
+        while index < bytes.count {
+            guard let schemeEnd = scheme(in: bytes, at: index) else {
+                index += 1
+                continue
+            }
+            var end = schemeEnd
+            while end < bytes.count, isURLByte(bytes[end]) { end += 1 }
+            end = trimmed(bytes, schemeEnd, end)
+            // A host must follow the scheme: `http://` alone is text.
+            if end > schemeEnd, isAlphanumeric(bytes[schemeEnd]) {
+                found.append(index ..< end)
+                index = end
+            } else {
+                index = schemeEnd
+            }
+        }
+        return found
+    }
+
+    /// Where the URL's rest begins when `http://` or `https://` (any case)
+    /// starts at `index` and no letter or digit is glued before it.
+    private static func scheme(in bytes: [UInt8], at index: Int) -> Int? {
+        guard bytes[index] | 0x20 == UInt8(ascii: "h") else { return nil }
+        if index > 0, isAlphanumeric(bytes[index - 1]) { return nil }
+        for prefix in schemes where bytes.count - index >= prefix.count {
+            if zip(bytes[index ..< index + prefix.count], prefix).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) {
+                return index + prefix.count
+            }
+        }
+        return nil
+    }
+
+    /// `end` moved back past sentence punctuation and unmatched closers.
+    private static func trimmed(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Int {
+        var end = end
+        while end > start {
+            let last = bytes[end - 1]
+            if trailing.contains(last) {
+                end -= 1
+            } else if let opener = closers[last],
+                      bytes[start ..< end].count(where: { $0 == last }) > bytes[start ..< end].count(where: { $0 == opener }) {
+                end -= 1
+            } else {
+                break
+            }
+        }
+        return end
+    }
+
+    private static func isURLByte(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && !stops.contains(byte)
+    }
+
+    private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: false
+        }
+    }
+
+    // `https://` first: `http` is its prefix, and both end in `://`.
+    private static let schemes = [Array("https://".utf8), Array("http://".utf8)]
+    private static let stops: Set<UInt8> = Set("<>\"`".utf8)
+    private static let trailing: Set<UInt8> = Set(".,;:!?*'".utf8)
+    private static let closers: [UInt8: UInt8] = [UInt8(ascii: ")"): UInt8(ascii: "("), UInt8(ascii: "]"): UInt8(ascii: "[")]
+    private static let anchorStart = Array("<a href=\"".utf8)
+    private static let anchorMiddle = Array("\">".utf8)
+    private static let anchorEnd = Array("</a>".utf8)
+}
