@@ -51,8 +51,13 @@ import Testing
     static func targets() throws -> [Target] {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
+        // SwiftPM leaves lock files and a folder in TMPDIR: inside the
+        // scratch folder, they go with it.
+        let temporary = scratch.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }
         // Its own scratch path: the running `swift test` holds .build's lock.
         process.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch.path,
                              "dump-package"]
