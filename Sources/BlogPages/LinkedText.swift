@@ -102,14 +102,21 @@ public enum LinkedText {
     }
 
     /// `end` moved back past sentence punctuation and unmatched closers.
+    /// The brackets are counted once, then kept as the end moves: a URL of
+    /// 60,000 `)` costs one pass, not one pass for each.
     private static func trimmed(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Int {
+        var unmatched: [UInt8: Int] = [:]
+        for byte in bytes[start ..< end] {
+            if closers.contains(byte) { unmatched[byte, default: 0] += 1 }
+            if let closer = openers[byte] { unmatched[closer, default: 0] -= 1 }
+        }
         var end = end
         while end > start {
             let last = bytes[end - 1]
             if trailing.contains(last) {
                 end -= 1
-            } else if let opener = closers[last],
-                      bytes[start ..< end].count(where: { $0 == last }) > bytes[start ..< end].count(where: { $0 == opener }) {
+            } else if closers.contains(last), unmatched[last, default: 0] > 0 {
+                unmatched[last, default: 0] -= 1
                 end -= 1
             } else {
                 break
@@ -133,7 +140,9 @@ public enum LinkedText {
     private static let schemes = [Array("https://".utf8), Array("http://".utf8)]
     private static let stops: Set<UInt8> = Set("<>\"`".utf8)
     private static let trailing: Set<UInt8> = Set(".,;:!?*'".utf8)
-    private static let closers: [UInt8: UInt8] = [UInt8(ascii: ")"): UInt8(ascii: "("), UInt8(ascii: "]"): UInt8(ascii: "[")]
+    private static let closers: Set<UInt8> = Set(")]".utf8)
+    /// Each opening bracket, to the closing one it matches.
+    private static let openers: [UInt8: UInt8] = [UInt8(ascii: "("): UInt8(ascii: ")"), UInt8(ascii: "["): UInt8(ascii: "]")]
     private static let anchorStart = Array("<a href=\"".utf8)
     private static let anchorMiddle = Array("\">".utf8)
     private static let anchorEnd = Array("</a>".utf8)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import BlogModel
+import BlogTestSupport
 @testable import BlogPages
 
 /// URLs in a post's text become links, and nothing else of the text
@@ -59,6 +60,14 @@ struct LinkedTextTests {
         #expect(Set(tags).isSubset(of: ["a", "/a", "br"]))
     }
 
+    /// A URL followed by a long run of closing brackets (a hostile post
+    /// of 60,000) loses them all; the brackets are counted once.
+    @Test func aRunOfClosersIsLeftOutOfTheURL() {
+        let text = "https://a.example/(x)" + String(repeating: ")", count: 60_000)
+        #expect(LinkedText.urls(in: text) == ["https://a.example/(x)"])
+        #expect(LinkedText.count(text) == html(text).utf8.count)
+    }
+
     @Test func lineBreaksAroundLinksStayBreaks() {
         #expect(html("one\r\nhttps://example.com\ntwo")
                 == "one<br><a href=\"https://example.com\">https://example.com</a><br>two")
@@ -97,18 +106,5 @@ struct LinkedTextTests {
         let inFeed = link.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;")
         #expect(feed.contains(inFeed) || feed.contains(inFeed.replacingOccurrences(of: "\"", with: "&quot;")), "\(feed)")
-    }
-}
-
-/// A small deterministic generator (SplitMix64).
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
