@@ -18,6 +18,26 @@ struct SQLiteStoreTests {
         }
     }
 
+    /// Holds `commits` inside a batch, with a write that waits, until the
+    /// returned closure is called; that closure returns once the batch is
+    /// done. On a thread of its own: Dispatch's pool grows only slowly when
+    /// its workers block.
+    private func holdBatch(of commits: GroupCommit) -> @Sendable () -> Void {
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? commits.write { _ in
+                holding.signal()
+                release.wait()
+            }
+            done.signal()
+        }.start()
+        holding.wait()
+        return {
+            release.signal()
+            done.wait()
+        }
+    }
+
     @Test func openMissingWithoutCreate() throws {
         try withTemporaryFolder { (folder: URL) throws in
             let path = folder.appendingPathComponent("nothing.sqlite").path
@@ -212,15 +232,7 @@ struct SQLiteStoreTests {
             let commits = GroupCommit(pool: store.pool, maxBatch: 4, deadline: 3600)
             // Hold the committer busy so the 40 writes queue up and form
             // full batches, each bad write among three good ones.
-            let blocking = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-            let blocker = DispatchGroup()
-            DispatchQueue.global().async(group: blocker) {
-                _ = try? commits.write { _ in
-                    blocking.signal()
-                    release.wait()
-                }
-            }
-            blocking.wait()
+            let releaseBatch = holdBatch(of: commits)
             let acknowledged = Collector<String>()
             let refused = Collector<String>()
             // Threads of their own: Dispatch's pool grows only slowly when
@@ -243,10 +255,10 @@ struct SQLiteStoreTests {
                     }
                 }.start()
             }
-            usleep(300_000)
-            release.signal()
+            // (A guard of 60 s, not a timing: they queue up at once.)
+            waitUntil(timeout: 60) { commits.waitingCount == 40 }
+            releaseBatch()
             writers.wait()
-            blocker.wait()
             #expect(commits.failedBatches >= 1, "a batch commit failed and was retried write by write; \(commits.statistics), refused \(refused.all.sorted())")
             let stored = try store.pool.read { db in try String.fetchAll(db, sql: "SELECT tag FROM child") }
             #expect(Set(stored) == Set(acknowledged.all), "stored means acknowledged, and the reverse")
@@ -265,23 +277,14 @@ struct SQLiteStoreTests {
     @Test func groupCommitGivesUpOnAWriteWaitingPastTheDeadline() throws {
         try withStore { (store: SQLiteStore, _: URL) throws in
             let commits = GroupCommit(pool: store.pool, deadline: 0.5)
-            let blocking = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-            let blocker = DispatchGroup()
-            DispatchQueue.global().async(group: blocker) {
-                // In its batch already: it runs to its end, deadline or not.
-                _ = try? commits.write { _ in
-                    blocking.signal()
-                    release.wait()
-                }
-            }
-            blocking.wait()
+            // In its batch already: it runs to its end, deadline or not.
+            let releaseBatch = holdBatch(of: commits)
             #expect(throws: StorageError.deadlineExceeded(seconds: 0.5)) {
                 try commits.write { db in
                     try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES ('late', 'h', 't')")
                 }
             }
-            release.signal()
-            blocker.wait()
+            releaseBatch()
             try commits.write { db in
                 try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES ('next', 'h', 't')")
             }
@@ -309,27 +312,18 @@ struct SQLiteStoreTests {
     @Test func theNextBatchPassesOverAWriterThatGaveUp() throws {
         try withStore { (store: SQLiteStore, _: URL) throws in
             let commits = GroupCommit(pool: store.pool, deadline: 3600)
-            let blocking = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-            let writers = DispatchGroup()
             @Sendable func insert(_ name: String) throws {
                 try commits.write { db in
                     try db.execute(sql: "INSERT INTO users (name, password_hash, created_at) VALUES (?, 'h', 't')", arguments: [name])
                 }
             }
-            writers.enter()
-            Thread {
-                _ = try? commits.write { _ in
-                    blocking.signal()
-                    release.wait()
-                }
-                writers.leave()
-            }.start()
-            blocking.wait()
+            let releaseBatch = holdBatch(of: commits)
             // Its request's deadline passes while the batch ahead holds on.
             #expect(throws: StorageError.deadlineExceeded(seconds: 3600)) {
                 try RequestDeadline.$end.withValue(.now + .milliseconds(100)) { try insert("late") }
             }
             let outcome = Collector<String>()
+            let writers = DispatchGroup()
             writers.enter()
             Thread {
                 defer { writers.leave() }
@@ -337,10 +331,8 @@ struct SQLiteStoreTests {
             }.start()
             // Both wait in the queue, the given-up one first.
             // (A guard of 60 s, not a timing: the count is reached at once.)
-            let guardEnd = Date() + 60
-            while commits.waitingCount < 2 && Date() < guardEnd { usleep(1_000) }
-            #expect(commits.waitingCount == 2)
-            release.signal()
+            #expect(waitUntil(timeout: 60) { commits.waitingCount == 2 })
+            releaseBatch()
             writers.wait()
             #expect(outcome.all == ["stored"])
             let names = try store.pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM users") }

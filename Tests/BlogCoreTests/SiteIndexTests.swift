@@ -52,6 +52,19 @@ struct SiteIndexTests {
         return PublicFolder(folder: url)
     }
 
+    /// A database of `blogs` blogs (`fill`) a day old, its public folder,
+    /// and an index over them not yet written.
+    func withFilledIndex(blogs: Int,
+                         _ body: (SQLiteStore, PublicFolder, SiteIndex, URL) throws -> Void) throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try SQLiteStore(path: folder.appendingPathComponent("b.sqlite").path)
+            defer { try? store.close() }
+            let pages = try publicFolder(in: folder)
+            try fill(store, count: blogs, from: dayAgo)
+            try body(store, pages, SiteIndex(pages: pages, storage: store, head: [], slack: 5), folder)
+        }
+    }
+
     /// What a full read of the index renders.
     func fullIndex(_ store: some BlogStorage, head: [UInt8] = []) throws -> String {
         String(decoding: IndexPage.render(try store.blogIndex(limit: IndexPage.limit), head: head), as: UTF8.self)
@@ -99,12 +112,7 @@ struct SiteIndexTests {
     /// The blog that just fell off the index comes back first when it
     /// posts, and the one after the last place leaves: as a full read.
     @Test func aBlogPastTheLastPlaceComesBackFirst() throws {
-        try withTemporaryFolder { (folder: URL) throws in
-            let store = try SQLiteStore(path: folder.appendingPathComponent("b.sqlite").path)
-            defer { try? store.close() }
-            let pages = try publicFolder(in: folder)
-            try fill(store, count: IndexPage.limit + 1, from: dayAgo)
-            let index = SiteIndex(pages: pages, storage: store, head: [], slack: 5)
+        try withFilledIndex(blogs: IndexPage.limit + 1) { store, pages, index, folder in
             try index.write(.all)
             var page = try #require(pages.read(file: IndexPage.fileName))
             #expect(!page.contains("href=\"fill0.html\""))
@@ -125,12 +133,7 @@ struct SiteIndexTests {
     /// index after a change this one did not see: the next write reads
     /// the index whole, so the change is not undone.
     @Test func anIndexWrittenElsewhereMakesTheNextWriteFull() throws {
-        try withTemporaryFolder { (folder: URL) throws in
-            let store = try SQLiteStore(path: folder.appendingPathComponent("b.sqlite").path)
-            defer { try? store.close() }
-            let pages = try publicFolder(in: folder)
-            try fill(store, count: 3, from: dayAgo)
-            let index = SiteIndex(pages: pages, storage: store, head: [], slack: 5)
+        try withFilledIndex(blogs: 3) { store, pages, index, folder in
             try index.write(.all)
             let spam = try #require(try store.user(named: "fill1"))
             try store.deleteUser(id: spam.id)
@@ -154,12 +157,7 @@ struct SiteIndexTests {
     /// others are copied, not rendered again, and an unchanged index is
     /// not written again.
     @Test func unchangedLinesAreKept() throws {
-        try withTemporaryFolder { (folder: URL) throws in
-            let store = try SQLiteStore(path: folder.appendingPathComponent("b.sqlite").path)
-            defer { try? store.close() }
-            let pages = try publicFolder(in: folder)
-            try fill(store, count: 50, from: dayAgo)
-            let index = SiteIndex(pages: pages, storage: store, head: [], slack: 5)
+        try withFilledIndex(blogs: 50) { store, pages, index, folder in
             try index.write(.all)
             #expect(index.linesRenderedCount == 50)
             let written = try #require(pages.read(file: IndexPage.fileName))

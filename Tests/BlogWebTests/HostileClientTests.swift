@@ -82,19 +82,11 @@ struct HostileClientTests {
         let web = try await start(.init(timeout: .seconds(600), maxConnections: 2))
         let port = web.port
         let (first, second) = try await offPool {
-            let first = try RawHTTPConnection(port: port, source: "127.0.0.3")
-            _ = try first.request("/alice.html")
-            let second = try RawHTTPConnection(port: port, source: "127.0.0.3")
-            _ = try second.request("/alice.html")
-            return (first, second)
+            (try RawHTTPConnection.held(port: port, source: "127.0.0.3"), try RawHTTPConnection.held(port: port, source: "127.0.0.3"))
         }
         #expect(web.openConnections == 2)
         // Served at once: the first, idle longest, makes room.
-        let reply = try await offPool {
-            let third = try RawHTTPConnection(port: port, source: "127.0.0.2")
-            defer { third.close() }
-            return try third.request("/alice.html")
-        }
+        let reply = try await offPool { try RawHTTPConnection.once(port: port, source: "127.0.0.2") }
         #expect(reply.status == 200)
         // Closed by the server (a guard of 60 s throws otherwise).
         _ = try await offPool { try first.readUntilEnd() }
@@ -110,27 +102,14 @@ struct HostileClientTests {
         let web = try await start(.init(timeout: .seconds(600), maxConnectionsPerAddress: 2))
         let port = web.port
         let held = try await offPool {
-            try (0..<2).map { _ in
-                let connection = try RawHTTPConnection(port: port, source: "127.0.0.3")
-                _ = try connection.request("/alice.html")
-                return connection
-            }
+            try (0..<2).map { _ in try RawHTTPConnection.held(port: port, source: "127.0.0.3") }
         }
         // A third from the same address is closed at once; another
         // address is served.
-        let refused = try await offPool {
-            let third = try RawHTTPConnection(port: port, source: "127.0.0.3")
-            defer { third.close() }
-            third.send("GET /alice.html HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            return try third.readUntilEnd()
-        }
-        #expect(refused.bytes.isEmpty)
+        let refused = try await offPool { try RawHTTPConnection.refusal(port: port, source: "127.0.0.3") }
+        #expect(refused.isEmpty)
         #expect(web.refusals.refused == 1)
-        let other = try await offPool {
-            let other = try RawHTTPConnection(port: port, source: "127.0.0.2")
-            defer { other.close() }
-            return try other.request("/alice.html")
-        }
+        let other = try await offPool { try RawHTTPConnection.once(port: port, source: "127.0.0.2") }
         #expect(other.status == 200)
         held.forEach { $0.close() }
         await web.stop()
@@ -145,21 +124,11 @@ struct HostileClientTests {
         let port = web.port
         let (few, crowd) = try await offPool {
             // Idle longest: the lone connection of 127.0.0.4.
-            let few = try RawHTTPConnection(port: port, source: "127.0.0.4")
-            _ = try few.request("/alice.html")
-            let crowd = try (0..<3).map { _ in
-                let connection = try RawHTTPConnection(port: port, source: "127.0.0.3")
-                _ = try connection.request("/alice.html")
-                return connection
-            }
-            return (few, crowd)
+            let few = try RawHTTPConnection.held(port: port, source: "127.0.0.4")
+            return (few, try (0..<3).map { _ in try RawHTTPConnection.held(port: port, source: "127.0.0.3") })
         }
         #expect(web.openConnections == 4)
-        let reply = try await offPool {
-            let newcomer = try RawHTTPConnection(port: port, source: "127.0.0.2")
-            defer { newcomer.close() }
-            return try newcomer.request("/alice.html")
-        }
+        let reply = try await offPool { try RawHTTPConnection.once(port: port, source: "127.0.0.2") }
         #expect(reply.status == 200)
         // The crowd's oldest made room (a guard of 60 s throws otherwise).
         _ = try await offPool { try crowd[0].readUntilEnd() }
@@ -168,18 +137,9 @@ struct HostileClientTests {
         // Full again (the newcomer's place is freed only at its close):
         // the crowd's next connection evicts no one and is closed.
         #expect(try await eventually { web.openConnections == 3 })
-        let holder = try await offPool {
-            let holder = try RawHTTPConnection(port: port, source: "127.0.0.5")
-            _ = try holder.request("/alice.html")
-            return holder
-        }
-        let refused = try await offPool {
-            let extra = try RawHTTPConnection(port: port, source: "127.0.0.3")
-            defer { extra.close() }
-            extra.send("GET /alice.html HTTP/1.1\r\nHost: localhost\r\n\r\n")
-            return try extra.readUntilEnd()
-        }
-        #expect(refused.bytes.isEmpty)
+        let holder = try await offPool { try RawHTTPConnection.held(port: port, source: "127.0.0.5") }
+        let refused = try await offPool { try RawHTTPConnection.refusal(port: port, source: "127.0.0.3") }
+        #expect(refused.isEmpty)
         #expect(web.refusals.refused == 1)
         #expect(web.refusals.evicted == 1)
         ([few, holder] + crowd).forEach { $0.close() }

@@ -198,6 +198,32 @@ final class RawHTTPConnection: @unchecked Sendable {
     }
 }
 
+extension RawHTTPConnection {
+    /// A connection from `source` that has been served `path` once and
+    /// stays open (idle), holding its place.
+    static func held(port: Int, source: String, path: String = "/alice.html") throws -> RawHTTPConnection {
+        let connection = try RawHTTPConnection(port: port, source: source)
+        _ = try connection.request(path)
+        return connection
+    }
+
+    /// One request from `source` on a connection of its own, closed after.
+    static func once(port: Int, source: String, path: String = "/alice.html") throws -> RawResponse {
+        let connection = try RawHTTPConnection(port: port, source: source)
+        defer { connection.close() }
+        return try connection.request(path)
+    }
+
+    /// What a request from `source` gets back before the connection ends:
+    /// nothing when the server closes it at once.
+    static func refusal(port: Int, source: String, path: String = "/alice.html") throws -> [UInt8] {
+        let connection = try RawHTTPConnection(port: port, source: source)
+        defer { connection.close() }
+        connection.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        return try connection.readUntilEnd().bytes
+    }
+}
+
 /// Runs blocking client code on a thread of its own, so that tests waiting
 /// on sockets never hold Swift's cooperative threads (which the code under
 /// test may need to make progress).
