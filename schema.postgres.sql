@@ -174,3 +174,20 @@ CREATE TABLE site_values (
 -- (name:w:h:tw:th:ALT, ALT percent-encoded).
 ALTER TABLE posts ADD COLUMN content_html text;
 ALTER TABLE trashed_posts ADD COLUMN content_html text;
+
+-- Migration 12.
+-- Webmentions to send: one row a post and a URL its text links
+-- (or linked) to, queued in the post's own commit. due_at:
+-- milliseconds since 1970 (0: at once); version goes up when
+-- the row is queued again, so a claim finishes only its own.
+CREATE TABLE webmention_outbox (
+    id       bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    post_id  bigint  NOT NULL,
+    user_id  bigint  NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    target   text    NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    version  bigint  NOT NULL DEFAULT 1,
+    due_at   bigint  NOT NULL DEFAULT 0,
+    UNIQUE (post_id, target)
+);
+CREATE INDEX webmention_outbox_by_due ON webmention_outbox (due_at, id);

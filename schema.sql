@@ -141,3 +141,19 @@ CREATE TABLE site_values (
     key   TEXT NOT NULL PRIMARY KEY,
     value TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- Webmentions to send: one row a post and a URL its text links (or
+-- linked) to, queued in the post's own commit. due_at: milliseconds since
+-- 1970 (0: at once); version goes up when the row is queued again.
+CREATE TABLE webmention_outbox (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    post_id  INTEGER NOT NULL,
+    user_id  INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    target   TEXT    NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    version  INTEGER NOT NULL DEFAULT 1,
+    due_at   INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (post_id, target)
+);
+
+CREATE INDEX webmention_outbox_by_due ON webmention_outbox(due_at, id);

@@ -27,6 +27,7 @@ extension PostgresStore {
         try PostPhoto.checkAttachable(names)
         let created = Milliseconds.of(date)
         let key = AdvisoryLock.key(userID: userID)
+        let targets = mentions.targets(content)
         let start = ContinuousClock.now
         let attempt = CommitAttempt()
         let inserted: (id: Int64, page: Int, weight: Int, photos: [PostPhoto])
@@ -61,6 +62,7 @@ extension PostgresStore {
                 if !photos.isEmpty {
                     try await connection.query("UPDATE photos SET post_id = \(id) WHERE name = ANY(\(names))", logger: logger)
                 }
+                try await Self.queueMentions(connection, targets, postID: id, userID: userID, logger: logger)
                 // A user suspended (or deleted) by the admin since the
                 // service looked gets no post: the transaction rolls back.
                 let counted = try await connection.query("""
@@ -159,7 +161,7 @@ extension PostgresStore {
     /// Its photos go first (deleted, or put back on no post when it is
     /// taken back), as the post's deletion would take them by cascade.
     public func removePost(id: Int64, ofUserID userID: Int64?, tombstone: Bool) throws(StorageError) -> PostRecord? {
-        try transaction { [logger] connection in
+        try transaction { [logger, mentions] connection in
             // A photo is its post's author's: `user_id` says whose post it is.
             let owned: PostgresQuery = tombstone
                 ? "DELETE FROM photos WHERE post_id = \(id) AND (\(userID)::bigint IS NULL OR user_id = \(userID))"
@@ -173,6 +175,12 @@ extension PostgresStore {
                 removed = try Self.post(row)
             }
             guard let removed else { return nil }
+            if tombstone {
+                try await Self.queueMentions(connection, mentions.targets(removed.content), postID: removed.id,
+                                             userID: removed.userID, logger: logger)
+            } else {
+                try await Self.dropMentions(connection, postID: removed.id, logger: logger)
+            }
             if tombstone {
                 try await connection.query("""
                     INSERT INTO deleted_posts (id, user_id, deleted_at) VALUES (\(removed.id), \(removed.userID), now())
@@ -199,7 +207,7 @@ extension PostgresStore {
                          at date: Date) throws(StorageError) -> EditedPost? {
         if let photos = edit.photos { try PostPhoto.checkAttachable(photos.map(\.name)) }
         let at = Milliseconds.of(date)
-        return try transaction { [logger] connection in
+        return try transaction { [logger, mentions] connection in
             var text: String?
             for try await found in try await connection.query(
                 "SELECT photos FROM posts WHERE id = \(id) AND user_id = \(userID) FOR UPDATE",
@@ -207,6 +215,10 @@ extension PostgresStore {
                 text = found
             }
             guard let text else { return nil }
+            // The old links too: a link the edit removed hears of it.
+            let old = try await Self.content(connection, postID: id, logger: logger)
+            try await Self.queueMentions(connection, mentions.targets(old, edit.content), postID: id, userID: userID,
+                                         logger: logger)
             let current = PostPhoto.photos(columnText: text)
             var photos = current, removed: [PostPhoto] = []
             if let wanted = edit.photos {

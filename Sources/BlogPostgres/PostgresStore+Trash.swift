@@ -10,7 +10,7 @@ import PostgresNIO
 extension PostgresStore {
     public func trashPost(id: Int64, ofUserID userID: Int64, at date: Date) throws(StorageError) -> PostRecord? {
         let at = Milliseconds.of(date)
-        return try transaction { [logger] connection in
+        return try transaction { [logger, mentions] connection in
             var post: PostRecord?
             for try await row in try await connection.query("""
                 SELECT \(unescaped: Self.postColumns) FROM posts WHERE id = \(id) AND user_id = \(userID) FOR UPDATE
@@ -18,6 +18,8 @@ extension PostgresStore {
                 post = try Self.post(row)
             }
             guard let post else { return nil }
+            try await Self.queueMentions(connection, mentions.targets(post.content), postID: id, userID: userID,
+                                         logger: logger)
             try await connection.query("""
                 INSERT INTO trashed_posts (id, user_id, title, content, created_at, page, weight, updated_at,
                                            latitude, longitude, photos, content_html, trashed_at)
@@ -51,7 +53,7 @@ extension PostgresStore {
     }
 
     public func restorePost(id: Int64, ofUserID userID: Int64) throws(StorageError) -> PostRecord? {
-        try transaction { [logger] connection in
+        try transaction { [logger, mentions] connection in
             // The user's insert lock: the newest group read here stays the
             // newest until the commit, as for an insert.
             try await connection.query(
@@ -89,7 +91,10 @@ extension PostgresStore {
             try await Self.recount(connection, userID: userID, by: 1, logger: logger)
             for try await row in try await connection.query(
                 "SELECT \(unescaped: Self.postColumns) FROM posts WHERE id = \(id)", logger: logger) {
-                return try Self.post(row)
+                let restored = try Self.post(row)
+                try await Self.queueMentions(connection, mentions.targets(restored.content), postID: id, userID: userID,
+                                             logger: logger)
+                return restored
             }
             return nil
         }

@@ -67,6 +67,8 @@ public final class PostgresStore: BlogStorage {
     let blocking: Blocking
     let logger: Logger
     let gate = StoreGate()
+    /// What the post paths queue in the Webmention outbox (off until set).
+    let mentions = MentionQueueing()
     private let running: Mutex<[Task<Void, Never>]>
 
     /// Connects to the database at `location`, and (with `migrate`) brings

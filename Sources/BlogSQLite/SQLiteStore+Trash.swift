@@ -9,9 +9,11 @@ import GRDB
 extension SQLiteStore {
     public func trashPost(id: Int64, ofUserID userID: Int64, at date: Date) throws(StorageError) -> PostRecord? {
         let date = date.wholeMilliseconds
+        let mentions = self.mentions
         return try gate.pass { () throws(StorageError) in
             try write { db in
                 guard let post = try PostRecord.fetchOne(db, key: id), post.userID == userID else { return nil }
+                try Self.queueMentions(db, mentions.targets(post.content), postID: id, userID: userID)
                 try db.execute(sql: """
                     INSERT INTO trashed_posts (id, user_id, title, content, created_at, page, weight, updated_at,
                                                latitude, longitude, photos, content_html, trashed_at)
@@ -43,7 +45,8 @@ extension SQLiteStore {
     }
 
     public func restorePost(id: Int64, ofUserID userID: Int64) throws(StorageError) -> PostRecord? {
-        try gate.pass { () throws(StorageError) in
+        let mentions = self.mentions
+        return try gate.pass { () throws(StorageError) in
             try write { db in
                 guard let page = try Int.fetchOne(db, sql: "SELECT page FROM trashed_posts WHERE id = ? AND user_id = ?",
                                                   arguments: [id, userID]) else { return nil }
@@ -65,7 +68,9 @@ extension SQLiteStore {
                 try db.execute(sql: "DELETE FROM deleted_posts WHERE id = ?", arguments: [id])
                 // A suspended user restores nothing: the savepoint rolls back.
                 try Self.recount(db, userID: userID, by: 1)
-                return try PostRecord.fetchOne(db, key: id)
+                let restored = try PostRecord.fetchOne(db, key: id)
+                try Self.queueMentions(db, mentions.targets(restored?.content ?? ""), postID: id, userID: userID)
+                return restored
             }
         }
     }

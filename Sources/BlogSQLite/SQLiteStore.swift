@@ -16,6 +16,8 @@ public final class SQLiteStore: BlogStorage {
     let pageLocks: PageLockFile
     /// Each recently written blog's newest posts, for the page writer.
     let newest = NewestPostsCache()
+    /// What the post paths queue in the Webmention outbox (off until set).
+    let mentions = MentionQueueing()
     public let path: String
     let readOnly: Bool
 
@@ -107,9 +109,15 @@ public final class SQLiteStore: BlogStorage {
     /// count and newest post up to date, in one commit.
     public func removePost(id: Int64, ofUserID userID: Int64?, tombstone: Bool) throws(StorageError) -> PostRecord? {
         let now = Date().wholeMilliseconds
+        let mentions = self.mentions
         return try gate.pass { () throws(StorageError) in
             try write { db in
                 guard let post = try PostRecord.fetchOne(db, key: id), userID == nil || post.userID == userID else { return nil }
+                if tombstone {
+                    try Self.queueMentions(db, mentions.targets(post.content), postID: id, userID: post.userID)
+                } else {
+                    try Self.dropMentions(db, postID: id)
+                }
                 // Before the post, whose deletion would take them by cascade.
                 try db.execute(sql: tombstone ? "DELETE FROM photos WHERE post_id = ?"
                                               : "UPDATE photos SET post_id = NULL WHERE post_id = ?", arguments: [id])
@@ -142,10 +150,14 @@ public final class SQLiteStore: BlogStorage {
                          at date: Date) throws(StorageError) -> EditedPost? {
         if let photos = edit.photos { try PostPhoto.checkAttachable(photos.map(\.name)) }
         let date = date.wholeMilliseconds
+        let mentions = self.mentions
         return try gate.pass { () throws(StorageError) in
             try write { db in
                 guard let text = try String.fetchOne(db, sql: "SELECT photos FROM posts WHERE id = ? AND user_id = ?",
                                                      arguments: [id, userID]) else { return nil }
+                // The old links too: a link the edit removed hears of it.
+                let old = try String.fetchOne(db, sql: "SELECT content FROM posts WHERE id = ?", arguments: [id]) ?? ""
+                try Self.queueMentions(db, mentions.targets(old, edit.content), postID: id, userID: userID)
                 let current = PostPhoto.photos(columnText: text)
                 var photos = current, removed: [PostPhoto] = []
                 if let wanted = edit.photos {
@@ -241,6 +253,7 @@ public final class SQLiteStore: BlogStorage {
         // As stored: SQLite keeps milliseconds (rounded), and a page
         // rendered from this record must equal one rendered from the row.
         let date = date.wholeMilliseconds
+        let targets = mentions.targets(content)
         return try gate.pass { () throws(StorageError) in
             try write({ db in
                 let photos = PostPhoto.withAlts(try Self.attachablePhotos(db, names: names, userID: userID), attachments)
@@ -257,6 +270,7 @@ public final class SQLiteStore: BlogStorage {
                                       createdAt: date, page: page, weight: total, place: place, photos: photos,
                                       contentHTML: contentHTML)
                 if !photos.isEmpty { try Self.attach(db, names, to: post.id) }
+                try Self.queueMentions(db, targets, postID: post.id, userID: userID)
                 // In the same savepoint: a user suspended (or deleted) by
                 // the admin since the service looked gets no post.
                 let version = try Int64.fetchOne(db.cachedStatement(sql: """

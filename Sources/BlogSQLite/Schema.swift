@@ -206,6 +206,24 @@ enum Schema {
         ALTER TABLE trashed_posts ADD COLUMN content_html TEXT;
         """
 
+    /// Webmentions to send (`WebmentionOutbox`): one row a post and a URL
+    /// its text links (or linked) to, queued in the post's own commit.
+    /// `due_at` is in milliseconds since 1970 (0: at once); `version` goes
+    /// up when the row is queued again, so a claim finishes only its own.
+    static let webmentionOutbox = """
+        CREATE TABLE webmention_outbox (
+            id       INTEGER PRIMARY KEY AUTOINCREMENT,
+            post_id  INTEGER NOT NULL,
+            user_id  INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            target   TEXT    NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            version  INTEGER NOT NULL DEFAULT 1,
+            due_at   INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (post_id, target)
+        );
+        CREATE INDEX webmention_outbox_by_due ON webmention_outbox(due_at, id);
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -248,6 +266,9 @@ enum Schema {
         }
         migrator.registerMigration("v13-content-html") { db in
             try db.execute(sql: contentHTML)
+        }
+        migrator.registerMigration("v14-webmention-outbox") { db in
+            try db.execute(sql: webmentionOutbox)
         }
         return migrator
     }
