@@ -40,6 +40,7 @@ extension BlogService {
             defer { photoFiles.remove(edited.removedPhotos) }
             fragments.store(RenderedPost(edited.record, user: owner.name), for: id)
             try rewritePages(of: owner, after: edited.record.stub, deleted: false)
+            mentionSignal.changed()
             return .edited
         } catch StorageError.unknownPhoto {
             return .editRefused
@@ -60,6 +61,7 @@ extension BlogService {
                 return .deleteRefused
             }
             try showTrashState(of: owner, post: removed.stub, photos: removed.photos, expected: nil)
+            mentionSignal.changed(removed.content)
             return .deleted
         } catch {
             logger.error("delpost failed", metadata: ["user": "\(user)", "post": "\(id)", "error": "\(error)"])

@@ -47,6 +47,7 @@ extension BlogService {
             }
             fragments.store(RenderedPost(restored, user: owner.name), for: id)
             try showTrashState(of: owner, post: restored.stub, photos: restored.photos, expected: restored)
+            mentionSignal.changed(restored.content)
             return .restored
         } catch {
             logger.error("restore failed", metadata: ["user": "\(user)", "post": "\(id)", "error": "\(error)"])

@@ -87,6 +87,8 @@ public final class BlogService: Sendable {
     /// Each blog's feed, at most once a second per blog.
     let feeds: CoalescedWriter<UserRecord>
     let takeBack: PostTakeBack
+    /// Wakes the Webmention sender after a change of a post.
+    let mentionSignal = MentionSignal()
     let logger: Logger
     let now: @Sendable () -> Date
     private let hashCount = Atomic<Int>(0)
@@ -412,6 +414,7 @@ public final class BlogService: Sendable {
             feedChanged(owner)
             index.changed(0, .posts)
             posted = postID
+            mentionSignal.changed(content)
             return .posted
         } catch StorageError.unknownUser {
             return .postRefused

@@ -1,0 +1,32 @@
+import Foundation
+import Synchronization
+
+/// What the service tells the Webmention sender: a post, edit, deletion or
+/// restore committed, and may have queued Webmentions in its commit (the
+/// store queues them; see `WebmentionOutbox`), so look now rather than at
+/// the next poll.
+extension BlogService {
+    /// `action` runs (on the request's thread; it must not block) after
+    /// each change of a post that may have queued Webmentions.
+    public func webmentionsQueued(_ action: @escaping @Sendable () -> Void) {
+        mentionSignal.set(action)
+    }
+}
+
+/// The sender's wake-up, set once blogd has made the sender.
+final class MentionSignal: Sendable {
+    private let action = Mutex<(@Sendable () -> Void)?>(nil)
+
+    func set(_ action: @escaping @Sendable () -> Void) { self.action.withLock { $0 = action } }
+
+    /// After a change of a post whose texts (old or new) are `texts`: only
+    /// text that may hold a link wakes the sender, so posts without links
+    /// cost nothing more.
+    func changed(_ texts: String...) {
+        guard texts.contains(where: { $0.contains("://") }) else { return }
+        action.withLock { $0 }?()
+    }
+
+    /// After a change whose old text is not at hand (an edit).
+    func changed() { action.withLock { $0 }?() }
+}
