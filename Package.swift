@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "BlogApp", targets: ["BlogApp"]),
         .library(name: "BlogPostgres", targets: ["BlogPostgres"]),
         .library(name: "BlogPhotos", targets: ["BlogPhotos"]),
+        .library(name: "BlogFetch", targets: ["BlogFetch"]),
         .executable(name: "blog", targets: ["blog"]),
         .executable(name: "blogbench", targets: ["blogbench"]),
     ],
@@ -36,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The wire codec: framing, requests, replies, field rules. No dependencies.
@@ -121,6 +123,17 @@ let package = Package(
         // Uploaded photos to published JPEGs: limits checked before
         // decoding, upright, resized, every metadata block stripped.
         .target(name: "BlogPhotos", dependencies: ["CVips", "CVipsShim", "BlogWire"]),
+        // Outgoing HTTP (Webmention, photos by URL): bounded in bytes, time
+        // and concurrency, and never to a private address unless allowed.
+        .target(
+            name: "BlogFetch",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The blog port: blogd's own epoll loops, the connection state
         // machine, the connection limit; requests go to Dispatch.
         .target(
@@ -226,7 +239,9 @@ let package = Package(
         ]),
         .target(
             name: "BlogTestSupport",
-            dependencies: ["BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogServer", "BlogSockets", "CLinux", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogServer", "BlogSockets", "CLinux", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio")],
             path: "Tests/BlogTestSupport"
         ),
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),
@@ -238,6 +253,12 @@ let package = Package(
             "BlogApp", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogLimits", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport", "BlogPhotos",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "BlogFetchTests", dependencies: [
+            "BlogFetch", "BlogTestSupport",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .testTarget(name: "BlogPhotosTests", dependencies: ["BlogPhotos", "BlogWire", "BlogTestSupport", "CLinux"]),
         .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogWire", "BlogSockets", "blog", "BlogTestSupport"]),

@@ -1,0 +1,197 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Every outgoing HTTP request of blogd: Webmention sources and endpoints,
+/// photos by URL, app pages. Bounded in bytes, time and concurrency, and
+/// never to a loopback, private, link-local or otherwise special address
+/// unless `FetchSettings.allowPrivateAddresses` says so.
+///
+/// The address is checked where it is used: the fetcher resolves the name
+/// itself, checks every address, and has the HTTP client connect to the
+/// checked address (its `dnsOverride`), keeping the name for the `Host`
+/// header and TLS. A name that resolves to a public address for the check
+/// and to a private one a moment later (DNS rebinding) is never connected
+/// to again. Each redirect is a new URL, checked the same way.
+///
+/// Everything is async: no thread waits for the network, and the name
+/// lookups run on NIO's blocking-work pool.
+public final class OutgoingFetcher: Sendable {
+    public let settings: FetchSettings
+    private let group: any EventLoopGroup
+    private let resolver: HostResolver
+    private let slots: FetchSlots
+    private let expiry: @Sendable (Duration) async throws -> Void
+
+    /// - Parameter expiry: waits out the time limit; the default sleeps on
+    ///   the continuous clock. Tests pass a wait they end by hand; it must
+    ///   end when its task is cancelled, as `Task.sleep` does.
+    public init(
+        settings: FetchSettings,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        threadPool: NIOThreadPool = .singleton,
+        expiry: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.settings = settings
+        self.group = eventLoopGroup
+        self.resolver = HostResolver(pool: threadPool)
+        self.slots = FetchSlots(total: settings.concurrency, perHost: settings.perHostConcurrency)
+        self.expiry = expiry
+    }
+
+    /// GETs `url`, following up to `maxRedirects` redirects.
+    public func get(_ url: String, accept: String = "text/html") async throws(FetchError) -> FetchedResponse {
+        try await bounded(url) { target in
+            try await self.follow(target, headers: [("Accept", accept)], hops: 0)
+        }
+    }
+
+    /// POSTs an `application/x-www-form-urlencoded` form to `url`. Redirects
+    /// are not followed (a Webmention endpoint answers where it is).
+    public func postForm(_ url: String, fields: [(String, String)]) async throws(FetchError) -> FetchedResponse {
+        let body = Array(FormEncoding.encode(fields).utf8)
+        return try await bounded(url) { target in
+            try await self.exchange(target, method: .POST, headers: [
+                ("Content-Type", "application/x-www-form-urlencoded"),
+            ], body: body)
+        }
+    }
+
+    /// Fetches under way now.
+    public var underWay: Int { get async { await slots.underWay } }
+
+    // MARK: - Bounds
+
+    /// Checks the URL, takes a slot for its host, and runs `work` against
+    /// the time limit: whichever ends first ends the other.
+    private func bounded(
+        _ url: String, _ work: @escaping @Sendable (FetchTarget) async throws -> FetchedResponse
+    ) async throws(FetchError) -> FetchedResponse {
+        let target = try FetchTarget(url)
+        do {
+            try await slots.acquire(host: target.host)
+        } catch {
+            throw .transport(error)
+        }
+        let result: Result<FetchedResponse, any Error> = await withTaskGroup(of: Result<FetchedResponse, any Error>?.self) { group in
+            group.addTask {
+                do { return .success(try await work(target)) } catch { return .failure(error) }
+            }
+            group.addTask {
+                do {
+                    try await self.expiry(self.settings.timeLimit)
+                    return .failure(FetchError.timedOut)
+                } catch {
+                    return nil  // cancelled: the work finished first
+                }
+            }
+            var first: Result<FetchedResponse, any Error> = .failure(FetchError.timedOut)
+            for await outcome in group {
+                if let outcome {
+                    first = outcome
+                    break
+                }
+            }
+            group.cancelAll()
+            return first
+        }
+        await slots.release(host: target.host)
+        switch result {
+        case .success(let response): return response
+        case .failure(let error as FetchError): throw error
+        case .failure(let error): throw .transport(error)
+        }
+    }
+
+    private func follow(_ target: FetchTarget, headers: [(String, String)], hops: Int) async throws -> FetchedResponse {
+        let response = try await exchange(target, method: .GET, headers: headers, body: nil)
+        guard [301, 302, 303, 307, 308].contains(response.status) else { return response }
+        guard hops < settings.maxRedirects else { throw FetchError.tooManyRedirects(limit: settings.maxRedirects) }
+        guard let location = response.header("location"), !location.isEmpty else {
+            throw FetchError.badRedirect("")
+        }
+        let next: FetchTarget
+        do {
+            next = try FetchTarget(location, relativeTo: target.url)
+        } catch {
+            throw FetchError.badRedirect(location)
+        }
+        return try await follow(next, headers: headers, hops: hops + 1)
+    }
+
+    // MARK: - One exchange
+
+    /// One request to one checked address, its body read within the cap.
+    private func exchange(
+        _ target: FetchTarget, method: HTTPMethod, headers: [(String, String)], body: [UInt8]?
+    ) async throws -> FetchedResponse {
+        let address = try await checkedAddress(for: target)
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(Int64(max(1, settings.timeLimit.components.seconds)))),
+            decompression: .disabled
+        )
+        // Connect to the address just checked, not to whatever the name
+        // resolves to by the time the client looks it up again.
+        configuration.dnsOverride = [target.host: address.text]
+        configuration.httpVersion = .http1Only
+        let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+        do {
+            let response = try await send(target, method: method, headers: headers, body: body, with: client)
+            try await client.shutdown()
+            return response
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    private func send(
+        _ target: FetchTarget, method: HTTPMethod, headers: [(String, String)], body: [UInt8]?, with client: HTTPClient
+    ) async throws -> FetchedResponse {
+        var request = HTTPClientRequest(url: target.url.absoluteString)
+        request.method = method
+        request.headers.add(name: "User-Agent", value: settings.userAgent)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let response = try await client.execute(request, timeout: .seconds(Int64(max(1, settings.timeLimit.components.seconds)) + 1))
+        if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > settings.maxBytes {
+            throw FetchError.tooLarge(limit: settings.maxBytes)
+        }
+        var bytes: [UInt8] = []
+        for try await chunk in response.body {
+            guard bytes.count + chunk.readableBytes <= settings.maxBytes else {
+                // Leaving the loop drops the stream, and the client closes
+                // the connection rather than read the rest.
+                throw FetchError.tooLarge(limit: settings.maxBytes)
+            }
+            bytes.append(contentsOf: chunk.readableBytesView)
+        }
+        var fields: [String: String] = [:]
+        for header in response.headers {
+            let name = header.name.lowercased()
+            fields[name] = fields[name].map { "\($0), \(header.value)" } ?? header.value
+        }
+        return FetchedResponse(url: target.url.absoluteString, status: Int(response.status.code), headers: fields, body: bytes)
+    }
+
+    /// The address to connect to: every address the name has must pass,
+    /// so that no choice among them can land on a forbidden one.
+    private func checkedAddress(for target: FetchTarget) async throws -> ResolvedAddress {
+        let addresses = try await resolver.resolve(target.host)
+        if !settings.allowPrivateAddresses {
+            let refused = addresses.first {
+                !AddressPolicy.isPublic($0.bytes) && !settings.allowedAddresses.contains($0.text)
+            }
+            if let bad = refused {
+                throw FetchError.forbiddenAddress(host: target.host, address: bad.text)
+            }
+        }
+        // IPv4 first: loopback tests and most sites answer there.
+        return addresses.first { $0.bytes.count == 4 } ?? addresses[0]
+    }
+}
