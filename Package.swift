@@ -88,6 +88,7 @@ let package = Package(
                 "BlogPages",
                 "BlogAuth",
                 "BlogWire",
+                "BlogFetch",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -186,6 +187,7 @@ let package = Package(
         .executableTarget(
             name: "blogd",
             dependencies: [
+                "BlogFetch",
                 "BlogApp",
                 "BlogAuth",
                 "BlogCore",
@@ -250,6 +252,7 @@ let package = Package(
         .testTarget(name: "PackageLayoutTests"),
         .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
         .testTarget(name: "BlogAppTests", dependencies: [
+            "BlogFetch",
             "BlogApp", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogLimits", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport", "BlogPhotos",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
@@ -285,6 +288,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BlogServerTests", dependencies: [
+            "BlogFetch",
             "BlogServer", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogLimits", "BlogWire", "BlogSockets",
             "BlogTestSupport", "CLinux",
             .product(name: "Logging", package: "swift-log"),
@@ -293,6 +297,7 @@ let package = Package(
         .testTarget(
             name: "BlogPostgresTests",
             dependencies: [
+                "BlogFetch",
                 "BlogPostgres", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -58,6 +58,10 @@ public struct WebClient: WebApplication {
         /// (`BlogService.setPassword`); nil: the settings page offers no
         /// change of password.
         public var setPassword: (@Sendable (Username, String) throws -> Void)?
+        /// Fetches Micropub's photos by URL (bounded, no private
+        /// addresses unless allowed); nil: only this blog's own photo URLs
+        /// are taken.
+        public var photoFetcher: (any OutgoingHTTP)?
 
         public init(perform: @escaping @Sendable (Request, PostExtras, Session) -> Outcome,
                     storePhoto: @escaping @Sendable (PostPhoto, [UInt8], [UInt8], Username, Session) -> Reply,

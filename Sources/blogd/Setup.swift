@@ -59,6 +59,7 @@ func openService(_ settings: BlogConfig, create: Bool = false, metered: Bool = f
         let opened = try Database.open(settings.database, layout: settings.serviceSettings.layout, create: create,
                                        deadline: settings.storageDeadline, logger: Logger(label: "blogd.postgres"))
         let store: any BlogStorage = metered ? MeteredStorage(opened) : opened
+        if settings.webmentionSend { WebmentionSetup.queue(in: store) }
         if create && missing {
             logger.notice("made a new database", metadata: ["db": "\(ConfigPaths.absolute(settings.database))"])
         }

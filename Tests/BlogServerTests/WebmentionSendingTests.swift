@@ -1,4 +1,5 @@
 import BlogCore
+import BlogFetch
 import BlogModel
 import BlogPages
 import BlogTestSupport
@@ -12,6 +13,11 @@ import Testing
 @Suite("Webmention sending")
 struct WebmentionSendingTests {
     static let base = "http://blog.test/"
+
+    /// The server's own fetcher, allowed loopback (or not).
+    static func fetcher(allowPrivate: Bool = true) -> any OutgoingHTTP {
+        FetcherHTTP(OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: allowPrivate)))
+    }
 
     /// A receiver whose page at `/post` names its endpoint as `discovery`
     /// says, and whose endpoint answers `endpointStatus` (202 by default).
@@ -47,7 +53,7 @@ struct WebmentionSendingTests {
         }
     }
 
-    private func sender(_ f: ServerFixture, http: any OutgoingHTTP = PlainHTTPClient()) -> WebmentionSender {
+    private func sender(_ f: ServerFixture, http: any OutgoingHTTP = WebmentionSendingTests.fetcher()) -> WebmentionSender {
         var settings = WebmentionSender.Settings()
         settings.pollInterval = nil
         let clock = f.clock
@@ -131,7 +137,7 @@ struct WebmentionSendingTests {
         settings.maxAttempts = 3
         settings.pollInterval = nil
         let clock = f.clock
-        let sender = WebmentionSender(storage: f.store, http: PlainHTTPClient(), baseURL: Self.base, settings: settings,
+        let sender = WebmentionSender(storage: f.store, http: Self.fetcher(), baseURL: Self.base, settings: settings,
                                       now: { TestBlog.date(of: clock) }, logger: f.logger)
         defer {
             _ = f.tearDown()
@@ -175,7 +181,7 @@ struct WebmentionSendingTests {
     @Test func privateAddressesAreRefusedWhenNotAllowed() throws {
         let f = try fixture()
         let receiver = try Receiver(.header)
-        let sender = sender(f, http: PlainHTTPClient(allowPrivateAddresses: false))
+        let sender = sender(f, http: WebmentionSendingTests.fetcher(allowPrivate: false))
         defer {
             _ = f.tearDown()
             receiver.server.stop()

@@ -158,15 +158,16 @@ public struct Micropub: WebApplication {
         }
         let author = try username(user)
         let session = Session(peerAddress: request.peerAddress, authenticatedAs: author)
-        // Photos by URL must be this blog's own (its media endpoint's):
-        // blogd fetches nothing from elsewhere.
-        var photos = try attachments(entry.photos)
-        guard photos.count + files.count <= Self.maxPhotos else { throw .invalidRequest("At most \(Self.maxPhotos) photos a post.") }
-        guard entry.photoAlts.count <= photos.count + files.count else {
+        guard entry.photos.count + files.count <= Self.maxPhotos else {
+            throw .invalidRequest("At most \(Self.maxPhotos) photos a post.")
+        }
+        guard entry.photoAlts.count <= entry.photos.count + files.count else {
             throw .invalidRequest("More mp-photo-alt values than photos.")
         }
         // Every alt text is checked before a file costs a decode.
         let alts = try entry.photoAlts.map(Self.checkedAlt)
+        // This blog's own photos by name; others fetched (Micropub+PhotoByURL).
+        var photos = try photoAttachments(entry.photos, as: author, session)
         for file in files {
             photos.append(PhotoAttachment(name: try upload(file, requestBytes: request.body.count, as: author, session).name))
         }
@@ -315,7 +316,7 @@ public struct Micropub: WebApplication {
         return WebResponse(status: .created, headers: [.location: baseURL + photo.file, .cacheControl: "no-store"])
     }
 
-    private func upload(_ file: MultipartForm.Part, requestBytes: Int, as user: Username,
+    func upload(_ file: MultipartForm.Part, requestBytes: Int, as user: Username,
                         _ session: Session) throws(MicropubError) -> PostPhoto {
         switch PhotoUploads(backend: backend).accept(file, requestBytes: requestBytes, as: user, session: session) {
         case .success(let stored): return stored.photo

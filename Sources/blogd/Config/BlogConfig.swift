@@ -41,6 +41,12 @@ public struct BlogConfig: Sendable, Equatable {
     /// The page server also serves the web client (`/app/`) and Micropub
     /// (`/micropub`); off, it serves the public folder only.
     public var webClient = true
+    /// Send Webmentions to the pages posts link to (queued with each
+    /// post, edit and deletion, sent in the background).
+    public var webmentionSend = true
+    /// Outgoing requests (Webmentions, photos by URL) may reach loopback,
+    /// private and link-local addresses: for tests and private networks.
+    public var fetchPrivateAddresses = false
     /// Serve the metrics (`/metrics`, Prometheus text) on this port (off
     /// when nil; 0 picks any free port), on a listener of their own.
     public var metricsPort: Int?

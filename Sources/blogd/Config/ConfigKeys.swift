@@ -50,6 +50,10 @@ public enum ConfigKeys {
         Key(name: "web_client", summary: "serve the web client (/app/) and Micropub (/micropub) on the page server") {
             "\($0.webClient)"
         },
+        Key(name: "webmention_send", summary: "send Webmentions to the pages posts link to") { "\($0.webmentionSend)" },
+        Key(name: "fetch_private_addresses", summary: "outgoing requests may reach loopback and private addresses") {
+            "\($0.fetchPrivateAddresses)"
+        },
         Key(name: "metrics_port", summary: "serve Prometheus /metrics on this port (off when unset)") {
             $0.metricsPort.map(String.init) ?? "off"
         },

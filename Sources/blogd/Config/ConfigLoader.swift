@@ -147,6 +147,8 @@ public enum ConfigLoader {
         config.tlsKey = reader.string(forKey: "tls_key").flatMap { $0.isEmpty ? nil : $0 }
         config.httpRedirectHTTPS = try bool(reader, "http_redirect_https", config.httpRedirectHTTPS)
         config.webClient = try bool(reader, "web_client", config.webClient)
+        config.webmentionSend = try bool(reader, "webmention_send", config.webmentionSend)
+        config.fetchPrivateAddresses = try bool(reader, "fetch_private_addresses", config.fetchPrivateAddresses)
         if config.httpsPort != nil && (config.tlsCertificate == nil || config.tlsKey == nil) {
             throw ConfigLoadError.invalidValue(key: "https_port", reason: "HTTPS needs tls_certificate and tls_key")
         }

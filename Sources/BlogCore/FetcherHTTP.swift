@@ -1,0 +1,52 @@
+import BlogFetch
+
+/// `OutgoingHTTP` on the server's bounded fetcher (`OutgoingFetcher`):
+/// its bytes, time, concurrency and address rules hold for every request.
+/// A `maxBytes` below the fetcher's own is held to as well.
+///
+///     let http = FetcherHTTP(OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: false)))
+public struct FetcherHTTP: OutgoingHTTP {
+    public let fetcher: OutgoingFetcher
+
+    public init(_ fetcher: OutgoingFetcher) {
+        self.fetcher = fetcher
+    }
+
+    public func get(_ url: String, headers: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+        let accept = headers.first { $0.0.lowercased() == "accept" }?.1 ?? "text/html"
+        do {
+            return try Self.answer(try await fetcher.get(url, accept: accept), maxBytes: maxBytes)
+        } catch let error as FetchError {
+            throw Self.error(error)
+        } catch let error as OutgoingHTTPError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    public func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+        do {
+            return try Self.answer(try await fetcher.postForm(url, fields: fields), maxBytes: maxBytes)
+        } catch let error as FetchError {
+            throw Self.error(error)
+        } catch let error as OutgoingHTTPError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    private static func answer(_ response: FetchedResponse, maxBytes: Int) throws(OutgoingHTTPError) -> HTTPAnswer {
+        guard response.body.count <= maxBytes else { throw .refused("the response is over \(maxBytes) bytes") }
+        return HTTPAnswer(url: response.url, status: response.status, headers: response.headers, body: response.body)
+    }
+
+    /// What cannot change on a retry is refused; the network's troubles may pass.
+    static func error(_ error: FetchError) -> OutgoingHTTPError {
+        switch error {
+        case .unsupportedURL, .forbiddenAddress, .tooLarge, .tooManyRedirects, .badRedirect: .refused(error.description)
+        case .unresolvable, .timedOut, .transport: .failed(error.description)
+        }
+    }
+}
