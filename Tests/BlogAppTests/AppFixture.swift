@@ -7,6 +7,7 @@ import BlogWire
 import Foundation
 import HTTPTypes
 import BlogAuth
+import BlogPhotos
 
 /// A real blog (SQLite file, pages folder, blog server on a free port) with
 /// the web client and Micropub in front, asked in process: each request
@@ -19,19 +20,21 @@ final class AppFixture: @unchecked Sendable {
     static let base = "https://blog.example/"
 
     init(registrationOpen: Bool = true, uploads: UploadBudget = UploadBudget(perMinute: 1000, burst: 1000, concurrent: 4),
-         maxTextBytes: Int = Frame.defaultMaxMessageBytes, configure: (inout BlogServer.Options) -> Void = { _ in }) throws {
+         maxTextBytes: Int = Frame.defaultMaxMessageBytes, photoFetcher: (any OutgoingHTTP)? = nil,
+         photoLimits: PhotoLimits = PhotoLimits(), configure: (inout BlogServer.Options) -> Void = { _ in }) throws {
         blog = try TestBlog(settings: .init(scrypt: .testing, registrationOpen: registrationOpen, baseURL: Self.base),
                             configure: configure)
         let clock = blog.clock
         tokens = AccessTokens(storage: blog.store, now: { TestBlog.date(of: clock) })
         let server = blog.server
         let service = blog.service
-        let backend = WebClient.Backend(
+        var backend = WebClient.Backend(
             perform: { server.perform($0, extras: $1, session: $2) },
             storePhoto: { service.storePhoto($0, image: $1, thumbnail: $2, for: $3, session: $4) },
-            storage: blog.store, tokens: tokens, registrationOpen: registrationOpen, uploads: uploads,
+            storage: blog.store, tokens: tokens, registrationOpen: registrationOpen, uploads: uploads, photoLimits: photoLimits,
             restore: { service.restorePost($0, id: $1, session: $2) },
             maxTextBytes: maxTextBytes, setPassword: { try service.setPassword($0.value, to: $1) })
+        backend.photoFetcher = photoFetcher
         client = WebClient(backend: backend)
         micropub = Micropub(backend: backend, baseURL: Self.base)
     }
