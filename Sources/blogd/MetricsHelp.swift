@@ -1,3 +1,4 @@
+import BlogCore
 import BlogModel
 
 /// The `# HELP` line of each of blogd's metrics. swift-metrics carries no
@@ -23,6 +24,8 @@ enum MetricsHelp {
         MetricName.pageWriteErrors: "Files of the public folder that could not be written.",
         MetricName.storageErrors: "Storage calls that failed, by kind.",
         MetricName.storageDeadlines: "Storage calls that ran out of their deadline.",
+        MetricName.webmentionsSent: "Webmentions sent, by outcome (sent, no_endpoint, failed, retry, dropped).",
+        MetricName.webmentionsGivenUp: "Webmentions given up after their last try.",
         http: "Page-server answers (files, web client, Micropub), by method and status code.",
     ]
 
