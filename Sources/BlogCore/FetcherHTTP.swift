@@ -2,7 +2,8 @@ import BlogFetch
 
 /// `OutgoingHTTP` on the server's bounded fetcher (`OutgoingFetcher`):
 /// its bytes, time, concurrency and address rules hold for every request.
-/// A `maxBytes` below the fetcher's own is held to as well.
+/// A `maxBytes` below the fetcher's own is held to as well (a GET's body
+/// past it fails; a POST's answer is cut).
 ///
 ///     let http = FetcherHTTP(OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: false)))
 public struct FetcherHTTP: OutgoingHTTP {
@@ -27,7 +28,11 @@ public struct FetcherHTTP: OutgoingHTTP {
 
     public func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
         do {
-            return try Self.answer(try await fetcher.postForm(url, fields: fields), maxBytes: maxBytes)
+            // An endpoint's answer is only looked at for its status: a long
+            // one is cut, never a reason to call an accepted send failed.
+            var response = try await fetcher.postForm(url, fields: fields)
+            response.body = Array(response.body.prefix(maxBytes))
+            return try Self.answer(response, maxBytes: maxBytes)
         } catch let error as FetchError {
             throw Self.error(error)
         } catch let error as OutgoingHTTPError {

@@ -193,6 +193,25 @@ struct WebmentionSendingTests {
         #expect(try f.store.queuedWebmentions(limit: 9).isEmpty, "not tried again")
     }
 
+    /// An endpoint's answer counts by its status: a long body (past what
+    /// the sender reads) does not make an accepted send a failure.
+    @Test func aLongAnswerFromTheEndpointStillCountsAsSent() throws {
+        let f = try fixture()
+        let receiver = try HTTPStubServer { request in
+            request.method == "POST" ? .html(String(repeating: "thanks ", count: 40_000))
+                : .html("<p>post</p>", headers: [("Link", "</wm>; rel=webmention")])
+        }
+        let sender = sender(f)
+        defer {
+            _ = f.tearDown()
+            receiver.stop()
+        }
+        try f.registerAndLogin("gus")
+        #expect(try f.ask("newpost:gus:Link:\(receiver.url("/p"))[E];") == "post:OK[E];")
+        #expect(try sender.sendDue() == 1)
+        #expect(sender.count(.sent) == 1)
+    }
+
     @Test func aPostWithoutLinksQueuesNothing() throws {
         let f = try fixture()
         defer { _ = f.tearDown() }
