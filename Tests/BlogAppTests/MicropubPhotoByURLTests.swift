@@ -26,10 +26,11 @@ struct MicropubPhotoByURLTests {
         let user: UserRecord
         let secret: String
 
-        init(allowPrivate: Bool = true, photo: [UInt8]) throws {
+        init(allowPrivate: Bool = true, photo: [UInt8], uploads: UploadBudget = UploadBudget(perMinute: 1000, burst: 1000, concurrent: 4)) throws {
             let fetcher = FetcherHTTP(OutgoingFetcher(settings: FetchSettings(maxBytes: MicropubPhotoByURLTests.limit,
                                                                               allowPrivateAddresses: allowPrivate)))
-            app = try AppFixture(photoFetcher: fetcher, photoLimits: PhotoLimits(maxBytes: MicropubPhotoByURLTests.limit))
+            app = try AppFixture(uploads: uploads, photoFetcher: fetcher,
+                                 photoLimits: PhotoLimits(maxBytes: MicropubPhotoByURLTests.limit))
             host = try HTTPStubServer { request in
                 switch request.path {
                 case "/photo.jpg": .init(status: 200, headers: [("Content-Type", "image/jpeg")], body: photo)
@@ -97,6 +98,18 @@ struct MicropubPhotoByURLTests {
         #expect(notHTTP.status == .badRequest)
         #expect(try setup.posts().isEmpty)
         #expect(try setup.app.blog.store.photos(ofUserID: setup.user.id).isEmpty)
+    }
+
+    /// Each photo by URL spends the address's upload budget before it is
+    /// fetched: past it, 429 and no fetch at all.
+    @Test func theUploadBudgetIsSpentBeforeTheFetch() throws {
+        guard let jpeg = try jpeg() else { return }
+        let setup = try Setup(photo: jpeg, uploads: UploadBudget(perMinute: 1, burst: 1, concurrent: 4))
+        #expect(try setup.create(["content": ["one"], "photo": [setup.host.url("/photo.jpg")]]).status == .created)
+        let second = try setup.create(["content": ["two"], "photo": [setup.host.url("/photo.jpg")]])
+        #expect(second.status == .tooManyRequests)
+        #expect(setup.host.requests.count == 1, "the second was never fetched")
+        #expect(try setup.posts().count == 1)
     }
 
     @Test func aPrivateAddressIsRefusedWhenNotAllowed() throws {

@@ -30,11 +30,17 @@ extension Micropub {
             guard let fetcher = backend.photoFetcher else {
                 throw .invalidRequest("A photo URL must be one this blog's media endpoint gave; send other photos as files.")
             }
+            // The address's upload budget is spent before the fetch: a
+            // flood of photo URLs costs no more fetches than uploads.
+            guard backend.uploads.take(for: session.peerAddress) else {
+                throw MicropubError(status: .tooManyRequests, code: "too_many_requests",
+                                    description: "Too many photos from your address: wait a minute.")
+            }
             let answer = try fetchPhoto(photo.url, with: fetcher)
             let part = MultipartForm.Part(name: "photo", filename: nil, contentType: answer.header("content-type"),
                                           body: answer.body)
-            // requestBytes 0: every fetched photo spends the address's upload budget.
-            let stored = try upload(part, requestBytes: 0, as: author, session)
+            // Charged above: past `chargedOnHead`, `accept` charges no more.
+            let stored = try upload(part, requestBytes: Int.max, as: author, session)
             attachments.append(PhotoAttachment(name: stored.name, alt: alt))
         }
         return attachments
