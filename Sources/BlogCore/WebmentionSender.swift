@@ -72,6 +72,8 @@ public final class WebmentionSender: Sendable {
         var stopping = false
         var woken = false
         var thread: Thread?
+        /// The sends under way, cancelled by `stop`.
+        var batch: Task<Void, Never>?
     }
 
     public let settings: Settings
@@ -127,14 +129,16 @@ public final class WebmentionSender: Sendable {
         if signalled { signal.signal() }
     }
 
-    /// Stops the thread once the batch under way is done (its rows are
-    /// recorded; a row not yet claimed waits in the outbox for the next
-    /// start).
+    /// Stops the thread: the sends under way are cancelled (their rows
+    /// are due again after their backoff; one whose answer was lost may
+    /// be sent twice, which receivers take in their stride) and recorded;
+    /// a row not yet claimed waits in the outbox for the next start.
     public func stop() {
-        let wasRunning = state.withLock { state in
+        let (wasRunning, batch) = state.withLock { state in
             defer { state.stopping = true }
-            return state.running && !state.stopping
+            return (state.running && !state.stopping, state.batch)
         }
+        batch?.cancel()
         guard wasRunning else { return }
         signal.signal()
         stopped.wait()
@@ -191,7 +195,7 @@ public final class WebmentionSender: Sendable {
         let indexesByHost = Array(byHost.values)
         let sending = jobs.map { ($0.0.target, $0.1 ?? "") }
         let box = OutcomeBox(count: jobs.count)
-        Task(executorPreference: OutgoingExecutor.shared) { [self] in
+        let task = Task(executorPreference: OutgoingExecutor.shared) { [self] in
             let found = await withTaskGroup(of: [(Int, Outcome)].self) { group in
                 for indexes in indexesByHost {
                     group.addTask {
@@ -208,6 +212,12 @@ public final class WebmentionSender: Sendable {
             }
             box.finish(found)
         }
+        let stopping = state.withLock { state in
+            state.batch = task
+            return state.stopping
+        }
+        if stopping { task.cancel() }
+        defer { state.withLock { $0.batch = nil } }
         return box.wait()
     }
 

@@ -3,6 +3,7 @@ import BlogFetch
 import BlogModel
 import BlogPages
 import BlogTestSupport
+import Dispatch
 import Foundation
 import Testing
 
@@ -210,6 +211,32 @@ struct WebmentionSendingTests {
         #expect(try f.ask("newpost:gus:Link:\(receiver.url("/p"))[E];") == "post:OK[E];")
         #expect(try sender.sendDue() == 1)
         #expect(sender.count(.sent) == 1)
+    }
+
+    /// `stop` cancels the sends under way rather than wait for them (the
+    /// fetcher's own time limit here is an hour): the row is due again.
+    @Test func stopCancelsASendUnderWay() throws {
+        let f = try fixture()
+        let release = DispatchSemaphore(value: 0)
+        let receiver = try HTTPStubServer { _ in
+            release.wait()
+            return .init(status: 500)
+        }
+        let http = FetcherHTTP(OutgoingFetcher(settings: FetchSettings(timeLimit: .seconds(3600), allowPrivateAddresses: true)))
+        let sender = sender(f, http: http)
+        sender.start()
+        defer {
+            release.signal()
+            receiver.stop()
+            _ = f.tearDown()
+        }
+        try f.registerAndLogin("hal")
+        #expect(try f.ask("newpost:hal:Link:\(receiver.url("/slow"))[E];") == "post:OK[E];")
+        #expect(waitUntil(timeout: 60) { receiver.requests.count == 1 })
+        sender.stop()
+        #expect(sender.count(.retry) == 1, "cancelled, recorded, due again")
+        let row = try #require(try f.store.queuedWebmentions(limit: 9).first)
+        #expect(row.attempts == 1 && row.due > TestBlog.date(of: f.clock))
     }
 
     @Test func aPostWithoutLinksQueuesNothing() throws {
