@@ -434,6 +434,7 @@ public final class BlogService: Sendable {
         let current = now()
         try storage.deleteLeases(expiredBefore: current)
         try storage.deleteTokens(expiredBefore: current)
+        try storage.deleteAuthorizationCodes(expiredBefore: current)
         let stale = try storage.deleteStaleLoginFailures(at: current, policy: settings.loginThrottle)
         // A day is far longer than any commit a token could still settle.
         try storage.deletePostTokens(before: current - 86_400)
