@@ -219,3 +219,45 @@ final class FixedDate: @unchecked Sendable {
         set { lock.withLock { value = newValue } }
     }
 }
+
+/// The authorization page's own budget, and the endpoints' body bound.
+@Suite(.serialized)
+struct IndieAuthLimitTests {
+    typealias Flow = IndieAuthFlowTests
+
+    /// Authorization attempts from one address stop at its budget, with a
+    /// page and `Retry-After`; the token endpoint's budget is apart.
+    @Test func authorizationAttemptsSpendTheAddressBudget() async throws {
+        let budgetClock = FixedDate()
+        let fixture = try IndieAuthFixture(budget: IndieAuthBudget(perMinute: 3, burst: 3, now: { budgetClock.date }))
+        let web = try await fixture.start()
+        let browser = LoopbackHTTP(port: web.port, browser: true)
+        let url = Flow.authorizationURL(IndieAuthRefusalTests.authorization, challenge: Flow.pkce().challenge)
+        var statuses: [Int] = []
+        for _ in 0..<4 { statuses.append(try await browser.get(url).status) }
+        #expect(statuses == [303, 303, 303, 429])
+        let refused = try await browser.get(url)
+        #expect(refused.headers["retry-after"] != nil && refused.headers["location"] == nil)
+        #expect(fixture.budget.tokenRequestsAvailable(for: "127.0.0.1") == 3)
+        await web.stop()
+    }
+
+    /// A body over 8 KiB is refused on its head, as an OAuth error.
+    @Test func aLargeBodyIsRefusedAsAnOAuthError() async throws {
+        let fixture = try IndieAuthFixture()
+        let web = try await fixture.start()
+        let port = web.port
+        for path in ["/indieauth/token", "/indieauth/revoke", "/indieauth/introspect"] {
+            let response = try await onThread {
+                let connection = try WireHTTP(port: port)
+                connection.send("POST \(path) HTTP/1.1\r\nHost: blog.example\r\n"
+                                + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 9000\r\n\r\n")
+                return try connection.readResponse()
+            }
+            #expect(response.status == 413, "\(path)")
+            #expect(response.headers["content-type"] == "application/json")
+            #expect(try Flow.json(response)["error"] as? String == "invalid_request")
+        }
+        await web.stop()
+    }
+}
