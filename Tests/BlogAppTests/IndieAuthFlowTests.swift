@@ -73,6 +73,8 @@ struct IndieAuthFlowTests {
             page = try await browser.get(back)
         }
         #expect(page.status == 200, "\(page.text)")
+        // The form ends in a redirect to the app: its origin joins 'self'.
+        #expect(page.headers["content-security-policy"]?.contains("form-action 'self' https://app.example;") == true)
         let text = page.text
         var form: [(String, String)] = [("csrf", field("csrf", in: text) ?? "")]
         for name in ["response_type", "client_id", "redirect_uri", "state", "code_challenge", "code_challenge_method", "me"] {
