@@ -113,7 +113,7 @@ public final class BlogService: Sendable {
         self.fragments = FragmentCache()
         let feedMaker = Feeds(baseURL: settings.baseURL, idBase: settings.feedIDBase)
         let head = PageRenderer.micropubLink(settings.pagesNameMicropub ? PageRenderer.micropubPath : nil)
-            + PageRenderer.indieAuthLinks(settings.pagesNameMicropub ? settings.baseURL : nil)
+            + PageRenderer.indieAuthLinks(settings.pagesNameMicropub)
         let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker,
                                   head: head)
         self.userPages = userPages

@@ -97,14 +97,18 @@ struct IndieAuthFlowTests {
         let me = IndieAuthFixture.base + "alice.html"
         let profile = try await app.get(me)
         #expect(profile.status == 200)
-        let metadataURL = try #require(Self.link("indieauth-metadata", in: profile.text))
-        #expect(Self.link("authorization_endpoint", in: profile.text) == IndieAuthFixture.base + "app/auth")
-        #expect(Self.link("token_endpoint", in: profile.text) == IndieAuthFixture.base + "indieauth/token")
+        // Root-relative links, resolved against the page as an app does.
+        let metadataLink = try #require(Self.link("indieauth-metadata", in: profile.text))
+        let metadataURL = try #require(URL(string: metadataLink, relativeTo: URL(string: me))).absoluteString
+        #expect(metadataURL == IndieAuthFixture.base + ".well-known/oauth-authorization-server")
+        #expect(Self.link("authorization_endpoint", in: profile.text) == "/app/auth")
+        #expect(Self.link("token_endpoint", in: profile.text) == "/indieauth/token")
         #expect(Self.link("micropub", in: profile.text) != nil)
         let metadataResponse = try await app.get(metadataURL)
         #expect(metadataResponse.status == 200 && metadataResponse.headers["content-type"] == "application/json")
         let metadata = try Self.json(metadataResponse)
         let issuer = try #require(metadata["issuer"] as? String)
+        #expect(metadata["authorization_endpoint"] as? String == IndieAuthFixture.base + "app/auth")
         #expect(issuer == IndieAuthFixture.base && metadataURL.hasPrefix(issuer), "the issuer prefixes the metadata URL")
         #expect(metadata["code_challenge_methods_supported"] as? [String] == ["S256"])
         #expect(metadata["response_types_supported"] as? [String] == ["code"])

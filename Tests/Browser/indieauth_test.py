@@ -113,8 +113,9 @@ def main():
         # The app, given the blog's address, finds the server.
         me = base + "/alice.html"
         status, _, page = request(me)
-        metadata_url = link("indieauth-metadata", page.decode())
-        check(status == 200 and metadata_url, "the blog's page names its IndieAuth metadata")
+        metadata_url = urllib.parse.urljoin(me, link("indieauth-metadata", page.decode()) or "")
+        check(status == 200 and metadata_url.endswith("/.well-known/oauth-authorization-server"),
+              "the blog's page names its IndieAuth metadata")
         status, _, body = request(metadata_url)
         metadata = json.loads(body)
         check(status == 200 and metadata["code_challenge_methods_supported"] == ["S256"], "the metadata, S256 only")
