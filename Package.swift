@@ -238,6 +238,7 @@ let package = Package(
             "BlogApp", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogLimits", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport", "BlogPhotos",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .testTarget(name: "BlogPhotosTests", dependencies: ["BlogPhotos", "BlogWire", "BlogTestSupport", "CLinux"]),
         .testTarget(name: "BlogClientTests", dependencies: ["BlogClient", "BlogServer", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogWire", "BlogSockets", "blog", "BlogTestSupport"]),

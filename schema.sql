@@ -141,3 +141,22 @@ CREATE TABLE site_values (
     key   TEXT NOT NULL PRIMARY KEY,
     value TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- IndieAuth authorization codes, from the user's approval until the app
+-- trades the code for a token (a minute at most). Only the code's SHA-256
+-- is kept; a used code stays, marked, until it expires, so a second use is
+-- known as one (and the token it got can be revoked).
+CREATE TABLE authorization_codes (
+    code_hash      TEXT    NOT NULL UNIQUE CHECK (length(code_hash) = 64),
+    user_id        INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    client_id      TEXT    NOT NULL,
+    redirect_uri   TEXT    NOT NULL,
+    scopes         TEXT    NOT NULL,
+    code_challenge TEXT    NOT NULL,
+    created_at     TEXT    NOT NULL,
+    expires_at     TEXT    NOT NULL,
+    used_at        TEXT,
+    token_id       INTEGER
+);
+CREATE INDEX authorization_codes_by_expiry ON authorization_codes(expires_at);
+CREATE INDEX authorization_codes_by_user ON authorization_codes(user_id);

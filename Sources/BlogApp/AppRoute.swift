@@ -12,6 +12,9 @@ enum AppRoute: Equatable {
     case trash, restore(Int64)
     case settings, issueToken, revokeToken(Int64), endSessions, changePassword
     case script
+    /// IndieAuth: the authorization page, the endpoint's own redemption
+    /// of a code (an app's POST), the page's form.
+    case authorize, redeemAuthorization, approveAuthorization
     case notFound
     case methodNotAllowed
 
@@ -36,6 +39,8 @@ enum AppRoute: Equatable {
         case ["settings", "tokens"]: self = pick(nil, .issueToken)
         case ["settings", "sessions"]: self = pick(nil, .endSessions)
         case ["settings", "password"]: self = pick(nil, .changePassword)
+        case ["auth"]: self = pick(.authorize, .redeemAuthorization)
+        case ["auth", "approve"]: self = pick(nil, .approveAuthorization)
         case let p where p.count == 4 && p[0] == "settings" && p[1] == "tokens" && p[3] == "revoke":
             self = Self.id(p[2]).map { pick(nil, .revokeToken($0)) } ?? .notFound
         case let p where p.count == 3 && p[0] == "posts" && p[2] == "edit":

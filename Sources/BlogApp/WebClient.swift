@@ -84,10 +84,14 @@ public struct WebClient: WebApplication {
     let backend: Backend
     /// How long a session lasts without logging in again, in seconds.
     let sessionLifetime: Int
+    /// The IndieAuth authorization endpoint's side (`/app/auth`); nil:
+    /// none (the routes answer 404).
+    let indieAuth: IndieAuthServer?
 
-    public init(backend: Backend, sessionLifetime: Int = 30 * 86_400) {
+    public init(backend: Backend, sessionLifetime: Int = 30 * 86_400, indieAuth: IndieAuthServer? = nil) {
         self.backend = backend
         self.sessionLifetime = sessionLifetime
+        self.indieAuth = indieAuth
     }
 
     /// Over HTTPS the cookies carry the `__Host-` prefix: a browser takes
@@ -178,6 +182,8 @@ public struct WebClient: WebApplication {
             backend.uploads.charge((request.discardedBodyBytes + limit - 1) / limit, for: request.peerAddress)
         }
         let route = AppRoute(method: request.method, path: request.path)
+        // An app's own POST (no cookie, no form of ours): not a browser's.
+        if case .redeemAuthorization = route, let indieAuth { return redeemAtAuthorization(request, indieAuth) }
         if request.method == .post, !Self.sameOrigin(request) {
             return .page(AppPages.failure("This form came from another site.", viewer: nil), status: .forbidden)
         }
@@ -197,7 +203,7 @@ public struct WebClient: WebApplication {
             guard let signedIn else { return .redirect("/app/login") }
             return home(signedIn, notice: Self.notice(request.query))
         case .showLogin, .showRegister:
-            if signedIn != nil { return .redirect("/app/") }
+            if signedIn != nil { return .redirect(Self.loginReturn(request) ?? "/app/") }
             return accountForm(register: route == .showRegister, request: request)
         case .login, .register:
             return account(register: route == .register, request: request)
@@ -236,6 +242,15 @@ public struct WebClient: WebApplication {
         case .endSessions:
             guard let signedIn else { return .redirect("/app/login") }
             return logout(signedIn, request, everywhere: true)
+        case .authorize:
+            guard let indieAuth else { return .page(AppPages.notFound(signedIn?.viewer), status: .notFound) }
+            return authorize(signedIn, request, indieAuth)
+        case .approveAuthorization:
+            guard let indieAuth else { return .page(AppPages.notFound(signedIn?.viewer), status: .notFound) }
+            guard let signedIn else { return .redirect("/app/login") }
+            return approve(signedIn, request, indieAuth)
+        case .redeemAuthorization:
+            return .page(AppPages.notFound(signedIn?.viewer), status: .notFound)
         case .methodNotAllowed:
             return .page(AppPages.failure("That cannot be done here.", viewer: signedIn?.viewer), status: .methodNotAllowed,
                          extra: [.allow: "GET, HEAD, POST"])

@@ -113,6 +113,7 @@ public final class BlogService: Sendable {
         self.fragments = FragmentCache()
         let feedMaker = Feeds(baseURL: settings.baseURL, idBase: settings.feedIDBase)
         let head = PageRenderer.micropubLink(settings.pagesNameMicropub ? PageRenderer.micropubPath : nil)
+            + PageRenderer.indieAuthLinks(settings.pagesNameMicropub)
         let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker,
                                   head: head)
         self.userPages = userPages
@@ -434,6 +435,7 @@ public final class BlogService: Sendable {
         let current = now()
         try storage.deleteLeases(expiredBefore: current)
         try storage.deleteTokens(expiredBefore: current)
+        try storage.deleteAuthorizationCodes(expiredBefore: current)
         let stale = try storage.deleteStaleLoginFailures(at: current, policy: settings.loginThrottle)
         // A day is far longer than any commit a token could still settle.
         try storage.deletePostTokens(before: current - 86_400)

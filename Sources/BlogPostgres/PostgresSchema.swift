@@ -180,6 +180,26 @@ public enum PostgresSchema {
             ALTER TABLE posts ADD COLUMN content_html text;
             ALTER TABLE trashed_posts ADD COLUMN content_html text;
             """),
+        Migration(version: 12, name: "authorization codes", sql: """
+            -- IndieAuth authorization codes, from the user's approval until the
+            -- app trades the code for a token (a minute at most). Only the code's
+            -- SHA-256 is kept; a used code stays, marked, until it expires, so a
+            -- second use is known as one (and the token it got can be revoked).
+            CREATE TABLE authorization_codes (
+                code_hash      text        PRIMARY KEY CHECK (char_length(code_hash) = 64),
+                user_id        bigint      NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                client_id      text        NOT NULL,
+                redirect_uri   text        NOT NULL,
+                scopes         text        NOT NULL,
+                code_challenge text        NOT NULL,
+                created_at     timestamptz NOT NULL,
+                expires_at     timestamptz NOT NULL,
+                used_at        timestamptz,
+                token_id       bigint
+            );
+            CREATE INDEX authorization_codes_by_expiry ON authorization_codes (expires_at);
+            CREATE INDEX authorization_codes_by_user ON authorization_codes (user_id);
+            """),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

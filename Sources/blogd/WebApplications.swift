@@ -21,6 +21,9 @@ extension Serve {
             maxTextBytes: settings.maxMessageBytes,
             setPassword: { user, password in try service.setPassword(user.value, to: password) })
         backend.isRegistrationOpen = { [service] in service.registrationOpen }
-        return ApplicationSet([WebClient(backend: backend), Micropub(backend: backend, baseURL: settings.effectiveBaseURL)])
+        let indieAuth = IndieAuthServer(baseURL: settings.effectiveBaseURL, storage: store, tokens: backend.tokens)
+        return ApplicationSet([WebClient(backend: backend, indieAuth: indieAuth),
+                               Micropub(backend: backend, baseURL: settings.effectiveBaseURL),
+                               IndieAuthEndpoints(server: indieAuth)])
     }
 }

@@ -137,4 +137,17 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     func deleteTokens(expiredBefore date: Date) throws(StorageError) -> Int { try store.deleteTokens(expiredBefore: date) }
     func ping() throws(StorageError) { try store.ping() }
     func close() throws(StorageError) { try store.close() }
+    func storeAuthorizationCode(_ code: AuthorizationCode) throws(StorageError) { try store.storeAuthorizationCode(code) }
+    func authorizationCode(hash codeHash: String) throws(StorageError) -> AuthorizationCode? {
+        try store.authorizationCode(hash: codeHash)
+    }
+    func claimAuthorizationCode(hash codeHash: String, at date: Date) throws(StorageError) -> AuthorizationCodeClaim {
+        try store.claimAuthorizationCode(hash: codeHash, at: date)
+    }
+    func setAuthorizationCodeToken(hash codeHash: String, tokenID: Int64) throws(StorageError) {
+        try store.setAuthorizationCodeToken(hash: codeHash, tokenID: tokenID)
+    }
+    func deleteAuthorizationCodes(expiredBefore date: Date) throws(StorageError) -> Int {
+        try store.deleteAuthorizationCodes(expiredBefore: date)
+    }
 }

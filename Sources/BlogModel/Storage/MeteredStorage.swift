@@ -185,4 +185,20 @@ public struct MeteredStorage: BlogStorage {
     }
     public func ping() throws(StorageError) { try counted(try base.ping()) }
     public func close() throws(StorageError) { try counted(try base.close()) }
+    public func storeAuthorizationCode(_ code: AuthorizationCode) throws(StorageError) {
+        try counted(try base.storeAuthorizationCode(code))
+    }
+    public func authorizationCode(hash codeHash: String) throws(StorageError) -> AuthorizationCode? {
+        try counted(try base.authorizationCode(hash: codeHash))
+    }
+    public func claimAuthorizationCode(hash codeHash: String, at date: Date) throws(StorageError) -> AuthorizationCodeClaim {
+        try counted(try base.claimAuthorizationCode(hash: codeHash, at: date))
+    }
+    public func setAuthorizationCodeToken(hash codeHash: String, tokenID: Int64) throws(StorageError) {
+        try counted(try base.setAuthorizationCodeToken(hash: codeHash, tokenID: tokenID))
+    }
+    @discardableResult
+    public func deleteAuthorizationCodes(expiredBefore date: Date) throws(StorageError) -> Int {
+        try counted(try base.deleteAuthorizationCodes(expiredBefore: date))
+    }
 }
