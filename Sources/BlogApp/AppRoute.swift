@@ -11,6 +11,7 @@ enum AppRoute: Equatable {
     case delete(Int64)
     case trash, restore(Int64)
     case settings, issueToken, revokeToken(Int64), endSessions, changePassword
+    case saveBlogSettings
     case script
     case notFound
     case methodNotAllowed
@@ -36,6 +37,7 @@ enum AppRoute: Equatable {
         case ["settings", "tokens"]: self = pick(nil, .issueToken)
         case ["settings", "sessions"]: self = pick(nil, .endSessions)
         case ["settings", "password"]: self = pick(nil, .changePassword)
+        case ["settings", "blog"]: self = pick(nil, .saveBlogSettings)
         case let p where p.count == 4 && p[0] == "settings" && p[1] == "tokens" && p[3] == "revoke":
             self = Self.id(p[2]).map { pick(nil, .revokeToken($0)) } ?? .notFound
         case let p where p.count == 3 && p[0] == "posts" && p[2] == "edit":
