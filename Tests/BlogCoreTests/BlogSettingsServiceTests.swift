@@ -65,6 +65,10 @@ struct BlogSettingsServiceTests {
             #expect(feed.contains("<title type=\"text\">\(xmlEscaped)</title>"))
             #expect(feed.contains("<subtitle type=\"text\">\(xmlEscaped)</subtitle>"))
             #expect(feed.contains("<name>\(xmlEscaped)</name>"))
+            // With a subtitle and the settings' names, still valid Atom (jing,
+            // feedparser, expat).
+            let (status, output) = try checkFeeds([fx.publicFolder.appendingPathComponent("alice.atom").path])
+            #expect(status == 0, "check_feed.py failed:\n\(output)")
 
             // What the pages show is what a rebuild renders: nothing stale.
             for user in try fx.store.allUsers() {
