@@ -40,8 +40,9 @@ package final class UserPages: Sendable {
     @discardableResult
     package func write(_ user: UserRecord, shown: Int64? = nil) throws -> Int64 {
         let userID = user.id
-        let blog = try identity(user)
-        let newest = try storage.newestPosts(ofUserID: userID)
+        // One read for both (the settings cost a post no extra trip).
+        let (newest, settings) = try storage.newestPostsAndSettings(ofUserID: userID)
+        let blog = BlogIdentity(user: user.name, settings: settings, siteURL: feeds.baseURL)
         let groups = PageGroup.of(newest)
         let plan = layout.plan(last: groups.first, previous: groups.dropFirst().first)
         let known = archived.withLock { $0[userID] }

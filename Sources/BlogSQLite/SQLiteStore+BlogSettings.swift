@@ -7,15 +7,29 @@ import GRDB
 /// user that set any, going with the user by cascade.
 extension SQLiteStore {
     public func blogSettings(ofUserID userID: Int64) throws(StorageError) -> BlogSettings {
-        // One statement by primary key: the page writer reads it with
-        // every write of a blog's pages.
-        try readOne { db in
-            try Row.fetchOne(db, sql: """
-                SELECT title, description, author_name, author_photo FROM blog_settings WHERE user_id = ?
-                """, arguments: [userID]).map {
-                BlogSettings(stored: $0[0], description: $0[1], authorName: $0[2], authorPhoto: $0[3])
-            } ?? .unset
+        try readOne { db in try Self.blogSettings(db, userID: userID) }
+    }
+
+    /// The settings beside the blog's version in one visit to a reader:
+    /// the newest posts then come from memory while the version holds
+    /// (`newestPosts(ofUserID:)`), as they did before blogs had settings.
+    public func newestPostsAndSettings(ofUserID userID: Int64) throws(StorageError)
+        -> (posts: [PostStub], settings: BlogSettings) {
+        let (version, settings) = try readOne { db in
+            (try Self.postsVersion(db, userID: userID), try Self.blogSettings(db, userID: userID))
         }
+        if let version, let posts = newest.posts(of: userID, version: version) { return (posts, settings) }
+        return (try newestPosts(ofUserID: userID), settings)
+    }
+
+    /// One statement by primary key, prepared once per connection: the
+    /// page writer reads it with every write of a blog's pages.
+    private static func blogSettings(_ db: Database, userID: Int64) throws -> BlogSettings {
+        try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT title, description, author_name, author_photo FROM blog_settings WHERE user_id = ?
+            """), arguments: [userID]).map {
+            BlogSettings(stored: $0[0], description: $0[1], authorName: $0[2], authorPhoto: $0[3])
+        } ?? .unset
     }
 
     public func setBlogSettings(_ settings: BlogSettings, ofUserID userID: Int64, at date: Date) throws(StorageError) {

@@ -64,6 +64,37 @@ struct BlogSettingsConformanceTests {
         }
     }
 
+    /// The page writer's one read equals the two it stands for: with and
+    /// without settings, with no post, one, and several page groups.
+    @Test(arguments: Backend.available) func newestPostsAndSettingsInOneRead(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            func expectBoth(_ comment: Comment) throws {
+                let both = try store.newestPostsAndSettings(ofUserID: alice.id)
+                #expect(both.posts == (try store.newestPosts(ofUserID: alice.id)), comment)
+                #expect(both.settings == (try store.blogSettings(ofUserID: alice.id)), comment)
+            }
+            try expectBoth("no post, no settings")
+            try store.setBlogSettings(Self.full, ofUserID: alice.id, at: t0)
+            try expectBoth("no post")
+            let layout = PageLayout(pageSize: 2)
+            for index in 0..<5 {
+                _ = try store.addPost(userID: alice.id, title: "T\(index)", content: "x",
+                                      at: t0.addingTimeInterval(Double(index)), layout: layout)
+                try expectBoth("\(index + 1) posts")
+            }
+            let last = try #require(try store.newestPosts(ofUserID: alice.id).first)
+            _ = try store.editPost(id: last.id, ofUserID: alice.id, title: "E", content: "y", weight: 3,
+                                   at: t0.addingTimeInterval(99.5))
+            try expectBoth("after an edit")
+            #expect(try store.newestPostsAndSettings(ofUserID: alice.id).posts.count == 3, "groups of 2: the two newest")
+            try store.setBlogSettings(.unset, ofUserID: alice.id, at: t0)
+            try expectBoth("settings cleared")
+            let nobody = try store.newestPostsAndSettings(ofUserID: 4242)
+            #expect(nobody.posts.isEmpty && nobody.settings == .unset)
+        }
+    }
+
     @Test(arguments: Backend.available) func sitemapPostsComeByIDInBatches(_ backend: Backend) throws {
         try backend.withStore { (store: any BlogStorage) throws in
             let alice = try store.createUser(name: "Alice", passwordHash: "h", at: t0)

@@ -189,6 +189,10 @@ public struct MeteredStorage: BlogStorage {
     public func setBlogSettings(_ settings: BlogSettings, ofUserID userID: Int64, at date: Date) throws(StorageError) {
         try counted(try base.setBlogSettings(settings, ofUserID: userID, at: date))
     }
+    public func newestPostsAndSettings(ofUserID userID: Int64) throws(StorageError)
+        -> (posts: [PostStub], settings: BlogSettings) {
+        try counted(try base.newestPostsAndSettings(ofUserID: userID))
+    }
     public func sitemapPosts(after id: Int64, limit: Int) throws(StorageError) -> [SitemapPost] {
         try counted(try base.sitemapPosts(after: id, limit: limit))
     }
