@@ -141,7 +141,7 @@ package final class UserPages: Sendable {
 
     private func writeFeed(_ user: UserRecord, _ blog: BlogIdentity) throws {
         try store.write(try feed(user, blog), file: PageRenderer.feedFile(user: user.name))
-        if let map = try mapPage(user) {
+        if let map = try mapPage(user, blog) {
             try store.write(map, file: MapPage.file(user: user.name))
         } else if store.exists(file: MapPage.file(user: user.name)) {
             store.remove(file: MapPage.file(user: user.name))
@@ -149,9 +149,9 @@ package final class UserPages: Sendable {
     }
 
     /// The map page, nil while no post has a place.
-    private func mapPage(_ user: UserRecord) throws -> [UInt8]? {
+    private func mapPage(_ user: UserRecord, _ blog: BlogIdentity) throws -> [UInt8]? {
         let placed = try storage.placedPosts(ofUserID: user.id, limit: MapPage.limit)
-        return placed.isEmpty ? nil : MapPage.render(user: user.name, posts: placed, head: head)
+        return placed.isEmpty ? nil : MapPage.render(user: user.name, posts: placed, head: head, blog: blog)
     }
 
     private func feed(_ user: UserRecord, _ blog: BlogIdentity) throws -> [UInt8] {
@@ -204,7 +204,7 @@ package final class UserPages: Sendable {
             pages.append((PageRenderer.goneFile(user: user.name, id: id), Self.tombstone))
         }
         pages.append((PageRenderer.feedFile(user: user.name), try feed(user, blog)))
-        if let map = try mapPage(user) { pages.append((MapPage.file(user: user.name), map)) }
+        if let map = try mapPage(user, blog) { pages.append((MapPage.file(user: user.name), map)) }
         return (pages, plan.newestArchive)
     }
 

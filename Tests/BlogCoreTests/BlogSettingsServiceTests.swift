@@ -86,6 +86,18 @@ struct BlogSettingsServiceTests {
         }
     }
 
+    @Test func theMapPageIsNamedAfterTheBlog() throws {
+        try withService { (fx: ServiceFixture) throws in
+            var session = Session(peerAddress: "192.0.2.10")
+            #expect(fx.send("register:alice:pw", &session) == .registered)
+            #expect(fx.send("geopost:alice:48.1374:11.5755:Here:Text", &session) == .posted)
+            try fx.service.setBlogSettings(try BlogSettings(title: "Notes & walks"), of: "alice")
+            let map = try #require(fx.pages.read(file: MapPage.file(user: "alice")))
+            #expect(map.contains("<title>Notes &amp; walks – places</title>"))
+            #expect(map.contains(">Notes &amp; walks</a>"), "its link back to the blog")
+        }
+    }
+
     @Test func unknownUserIsRefused() throws {
         try withService { (fx: ServiceFixture) throws in
             #expect(throws: BlogService.ModerationError.noSuchUser("nobody")) {
