@@ -194,3 +194,17 @@ CREATE TABLE authorization_codes (
 );
 CREATE INDEX authorization_codes_by_expiry ON authorization_codes (expires_at);
 CREATE INDEX authorization_codes_by_user ON authorization_codes (user_id);
+
+-- Migration 13.
+-- Each blog's own settings (title, description, the author's
+-- display name and photo, a path in the public folder), one row
+-- per user that set any; NULL for a field unset. Lengths in
+-- characters (code points).
+CREATE TABLE blog_settings (
+    user_id      bigint      PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+    title        text        CHECK (char_length(title) BETWEEN 1 AND 100),
+    description  text        CHECK (char_length(description) BETWEEN 1 AND 300),
+    author_name  text        CHECK (char_length(author_name) BETWEEN 1 AND 100),
+    author_photo text        CHECK (char_length(author_photo) BETWEEN 1 AND 200),
+    updated_at   timestamptz NOT NULL
+);

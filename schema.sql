@@ -160,3 +160,15 @@ CREATE TABLE authorization_codes (
 );
 CREATE INDEX authorization_codes_by_expiry ON authorization_codes(expires_at);
 CREATE INDEX authorization_codes_by_user ON authorization_codes(user_id);
+
+-- Each blog's own settings (title, description, the author's display name
+-- and photo, a path in the public folder), one row per user that set any;
+-- NULL for a field unset. Lengths in characters (code points).
+CREATE TABLE blog_settings (
+    user_id      INTEGER NOT NULL PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+    title        TEXT    CHECK (length(title) BETWEEN 1 AND 100),
+    description  TEXT    CHECK (length(description) BETWEEN 1 AND 300),
+    author_name  TEXT    CHECK (length(author_name) BETWEEN 1 AND 100),
+    author_photo TEXT    CHECK (length(author_photo) BETWEEN 1 AND 200),
+    updated_at   TEXT    NOT NULL
+);

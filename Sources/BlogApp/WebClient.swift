@@ -58,6 +58,12 @@ public struct WebClient: WebApplication {
         /// (`BlogService.setPassword`); nil: the settings page offers no
         /// change of password.
         public var setPassword: (@Sendable (Username, String) throws -> Void)?
+        /// Replaces a blog's settings and rewrites its pages
+        /// (`BlogService.setBlogSettings`); nil: the settings page offers
+        /// no blog settings.
+        public var setBlogSettings: (@Sendable (String, BlogSettings) throws -> Void)? = nil
+        /// Changes of blog settings per address.
+        public var blogSettingsBudget = BlogSettingsBudget()
 
         public init(perform: @escaping @Sendable (Request, PostExtras, Session) -> Outcome,
                     storePhoto: @escaping @Sendable (PostPhoto, [UInt8], [UInt8], Username, Session) -> Reply,
@@ -251,6 +257,9 @@ public struct WebClient: WebApplication {
             return approve(signedIn, request, indieAuth)
         case .redeemAuthorization:
             return .page(AppPages.notFound(signedIn?.viewer), status: .notFound)
+        case .saveBlogSettings:
+            guard let signedIn else { return .redirect("/app/login") }
+            return saveBlogSettings(signedIn, request)
         case .methodNotAllowed:
             return .page(AppPages.failure("That cannot be done here.", viewer: signedIn?.viewer), status: .methodNotAllowed,
                          extra: [.allow: "GET, HEAD, POST"])
@@ -277,6 +286,7 @@ public struct WebClient: WebApplication {
         case "deleted": "Moved to the trash."
         case "restored": "Restored."
         case "password": "Password changed. Every other session and every login on the blog port has ended; Micropub tokens stay."
+        case "blog": "Blog settings saved; your blog's pages show them."
         default: nil
         }
     }

@@ -227,6 +227,20 @@ enum Schema {
         CREATE INDEX authorization_codes_by_user ON authorization_codes(user_id);
         """
 
+    /// Each blog's own settings (`BlogSettings`), one row per user that set
+    /// any, NULL for a field unset; the CHECKs hold the lengths the
+    /// settings' rules give, in code points as `BlogSettings` counts them.
+    static let blogSettings = """
+        CREATE TABLE blog_settings (
+            user_id      INTEGER NOT NULL PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+            title        TEXT    CHECK (length(title) BETWEEN 1 AND 100),
+            description  TEXT    CHECK (length(description) BETWEEN 1 AND 300),
+            author_name  TEXT    CHECK (length(author_name) BETWEEN 1 AND 100),
+            author_photo TEXT    CHECK (length(author_photo) BETWEEN 1 AND 200),
+            updated_at   TEXT    NOT NULL
+        );
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -272,6 +286,9 @@ enum Schema {
         }
         migrator.registerMigration("v14-authorization-codes") { db in
             try db.execute(sql: authorizationCodes)
+        }
+        migrator.registerMigration("v15-blog-settings") { db in
+            try db.execute(sql: blogSettings)
         }
         return migrator
     }

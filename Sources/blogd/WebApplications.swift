@@ -21,6 +21,7 @@ extension Serve {
             maxTextBytes: settings.maxMessageBytes,
             setPassword: { user, password in try service.setPassword(user.value, to: password) })
         backend.isRegistrationOpen = { [service] in service.registrationOpen }
+        backend.setBlogSettings = { [service] name, blog in try service.setBlogSettings(blog, of: name) }
         let indieAuth = IndieAuthServer(baseURL: settings.effectiveBaseURL, storage: store, tokens: backend.tokens)
         return ApplicationSet([WebClient(backend: backend, indieAuth: indieAuth),
                                Micropub(backend: backend, baseURL: settings.effectiveBaseURL),

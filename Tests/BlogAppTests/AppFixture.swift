@@ -26,12 +26,14 @@ final class AppFixture: @unchecked Sendable {
         tokens = AccessTokens(storage: blog.store, now: { TestBlog.date(of: clock) })
         let server = blog.server
         let service = blog.service
-        let backend = WebClient.Backend(
+        var backend = WebClient.Backend(
             perform: { server.perform($0, extras: $1, session: $2) },
             storePhoto: { service.storePhoto($0, image: $1, thumbnail: $2, for: $3, session: $4) },
             storage: blog.store, tokens: tokens, registrationOpen: registrationOpen, uploads: uploads,
             restore: { service.restorePost($0, id: $1, session: $2) },
             maxTextBytes: maxTextBytes, setPassword: { try service.setPassword($0.value, to: $1) })
+        backend.setBlogSettings = { try service.setBlogSettings($1, of: $0) }
+        backend.blogSettingsBudget = BlogSettingsBudget(now: { TestBlog.date(of: clock) })
         client = WebClient(backend: backend)
         micropub = Micropub(backend: backend, baseURL: Self.base)
     }

@@ -105,6 +105,15 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
         try store.leaseExpiry(userKey: userKey, address: address)
     }
     func deleteLeases(expiredBefore date: Date) throws(StorageError) { try store.deleteLeases(expiredBefore: date) }
+    func blogSettings(ofUserID userID: Int64) throws(StorageError) -> BlogSettings {
+        try store.blogSettings(ofUserID: userID)
+    }
+    func setBlogSettings(_ settings: BlogSettings, ofUserID userID: Int64, at date: Date) throws(StorageError) {
+        try store.setBlogSettings(settings, ofUserID: userID, at: date)
+    }
+    func sitemapPosts(after id: Int64, limit: Int) throws(StorageError) -> [SitemapPost] {
+        try store.sitemapPosts(after: id, limit: limit)
+    }
     func siteValue(_ key: String, storingIfAbsent value: String) throws(StorageError) -> String {
         try store.siteValue(key, storingIfAbsent: value)
     }
