@@ -142,6 +142,37 @@ CREATE TABLE site_values (
     value TEXT NOT NULL
 ) WITHOUT ROWID;
 
+-- IndieAuth authorization codes, from the user's approval until the app
+-- trades the code for a token (a minute at most). Only the code's SHA-256
+-- is kept; a used code stays, marked, until it expires, so a second use is
+-- known as one (and the token it got can be revoked).
+CREATE TABLE authorization_codes (
+    code_hash      TEXT    NOT NULL UNIQUE CHECK (length(code_hash) = 64),
+    user_id        INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    client_id      TEXT    NOT NULL,
+    redirect_uri   TEXT    NOT NULL,
+    scopes         TEXT    NOT NULL,
+    code_challenge TEXT    NOT NULL,
+    created_at     TEXT    NOT NULL,
+    expires_at     TEXT    NOT NULL,
+    used_at        TEXT,
+    token_id       INTEGER
+);
+CREATE INDEX authorization_codes_by_expiry ON authorization_codes(expires_at);
+CREATE INDEX authorization_codes_by_user ON authorization_codes(user_id);
+
+-- Each blog's own settings (title, description, the author's display name
+-- and photo, a path in the public folder), one row per user that set any;
+-- NULL for a field unset. Lengths in characters (code points).
+CREATE TABLE blog_settings (
+    user_id      INTEGER NOT NULL PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+    title        TEXT    CHECK (length(title) BETWEEN 1 AND 100),
+    description  TEXT    CHECK (length(description) BETWEEN 1 AND 300),
+    author_name  TEXT    CHECK (length(author_name) BETWEEN 1 AND 100),
+    author_photo TEXT    CHECK (length(author_photo) BETWEEN 1 AND 200),
+    updated_at   TEXT    NOT NULL
+);
+
 -- Webmentions to send: one row a post and a URL its text links (or
 -- linked) to, queued in the post's own commit. due_at: milliseconds since
 -- 1970 (0: at once); version goes up when the row is queued again.

@@ -11,7 +11,11 @@ enum AppRoute: Equatable {
     case delete(Int64)
     case trash, restore(Int64)
     case settings, issueToken, revokeToken(Int64), endSessions, changePassword
+    case saveBlogSettings
     case script
+    /// IndieAuth: the authorization page, the endpoint's own redemption
+    /// of a code (an app's POST), the page's form.
+    case authorize, redeemAuthorization, approveAuthorization
     case notFound
     case methodNotAllowed
 
@@ -36,6 +40,9 @@ enum AppRoute: Equatable {
         case ["settings", "tokens"]: self = pick(nil, .issueToken)
         case ["settings", "sessions"]: self = pick(nil, .endSessions)
         case ["settings", "password"]: self = pick(nil, .changePassword)
+        case ["auth"]: self = pick(.authorize, .redeemAuthorization)
+        case ["auth", "approve"]: self = pick(nil, .approveAuthorization)
+        case ["settings", "blog"]: self = pick(nil, .saveBlogSettings)
         case let p where p.count == 4 && p[0] == "settings" && p[1] == "tokens" && p[3] == "revoke":
             self = Self.id(p[2]).map { pick(nil, .revokeToken($0)) } ?? .notFound
         case let p where p.count == 3 && p[0] == "posts" && p[2] == "edit":

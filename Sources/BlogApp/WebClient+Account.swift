@@ -28,7 +28,7 @@ extension WebClient {
         let token = CSRF.fresh()
         let cookie = Cookies.set(Self.formCookie(request), token, secure: request.secure, maxAge: nil, sameSite: "Strict")
         return .page(AppPages.account(register: register, name: name, error: error, formToken: token,
-                                      open: backend.registrationOpen),
+                                      open: backend.registrationOpen, next: Self.loginReturn(request)),
                      status: status, extra: [.setCookie: cookie])
     }
 
@@ -59,7 +59,7 @@ extension WebClient {
                                     [], session).reply
         switch reply {
         case .registered, .loggedIn:
-            return startSession(user, request)
+            return startSession(user, request, then: Self.loginReturn(request) ?? "/app/")
         case .nameTaken:
             return again(backend.registrationOpen ? "That name is taken." : "Registration is closed.", .conflict)
         case .loginRefused:

@@ -10,11 +10,13 @@ extension WebClient {
     static let offeredScopes = AccessTokens.Scope.allCases.map(\.rawValue)
 
     func settings(_ signedIn: SignedIn, newSecret: String?, error: String?, notice: String? = nil,
-                  status: HTTPResponse.Status = .ok) -> WebResponse {
+                  status: HTTPResponse.Status = .ok, blogForm typed: BlogForm? = nil) -> WebResponse {
         do {
             let tokens = try backend.tokens.list(ofUserID: signedIn.user.id).filter { $0.kind == .bearer }
+            let blog = backend.setBlogSettings == nil ? nil : blogForm(signedIn, typed: typed)
             return .page(AppPages.settings(signedIn.viewer, tokens: tokens, newSecret: newSecret, error: error, notice: notice,
-                                           scopes: Self.offeredScopes, passwordForm: backend.setPassword != nil), status: status)
+                                           scopes: Self.offeredScopes, passwordForm: backend.setPassword != nil,
+                                           blogForm: blog), status: status)
         } catch {
             return Self.unavailable(signedIn)
         }
@@ -48,10 +50,11 @@ extension WebClient {
 
 extension AppPages {
     static func settings(_ viewer: Viewer, tokens: [AccessToken], newSecret: String?, error: String?, notice: String?,
-                         scopes: [String], passwordForm: Bool) -> [UInt8] {
+                         scopes: [String], passwordForm: Bool, blogForm: WebClient.BlogForm? = nil) -> [UInt8] {
         layout("Settings", viewer: viewer) { html in
             message(notice, kind: "notice", &html)
             message(error, kind: "error", &html)
+            if let blogForm { blogFields(viewer, blogForm, &html) }
             html.raw("<h2>Micropub tokens</h2>\n<p>Apps that speak Micropub post with a token: endpoint <code>/micropub</code>.</p>\n")
             if let newSecret {
                 html.raw("<p class=\"notice\" role=\"status\">Your new token, shown only now: <code id=\"new-token\">")

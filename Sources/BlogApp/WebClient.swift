@@ -58,6 +58,12 @@ public struct WebClient: WebApplication {
         /// (`BlogService.setPassword`); nil: the settings page offers no
         /// change of password.
         public var setPassword: (@Sendable (Username, String) throws -> Void)?
+        /// Replaces a blog's settings and rewrites its pages
+        /// (`BlogService.setBlogSettings`); nil: the settings page offers
+        /// no blog settings.
+        public var setBlogSettings: (@Sendable (String, BlogSettings) throws -> Void)? = nil
+        /// Changes of blog settings per address.
+        public var blogSettingsBudget = BlogSettingsBudget()
         /// Fetches Micropub's photos by URL (bounded, no private
         /// addresses unless allowed); nil: only this blog's own photo URLs
         /// are taken.
@@ -88,10 +94,14 @@ public struct WebClient: WebApplication {
     let backend: Backend
     /// How long a session lasts without logging in again, in seconds.
     let sessionLifetime: Int
+    /// The IndieAuth authorization endpoint's side (`/app/auth`); nil:
+    /// none (the routes answer 404).
+    let indieAuth: IndieAuthServer?
 
-    public init(backend: Backend, sessionLifetime: Int = 30 * 86_400) {
+    public init(backend: Backend, sessionLifetime: Int = 30 * 86_400, indieAuth: IndieAuthServer? = nil) {
         self.backend = backend
         self.sessionLifetime = sessionLifetime
+        self.indieAuth = indieAuth
     }
 
     /// Over HTTPS the cookies carry the `__Host-` prefix: a browser takes
@@ -182,6 +192,8 @@ public struct WebClient: WebApplication {
             backend.uploads.charge((request.discardedBodyBytes + limit - 1) / limit, for: request.peerAddress)
         }
         let route = AppRoute(method: request.method, path: request.path)
+        // An app's own POST (no cookie, no form of ours): not a browser's.
+        if case .redeemAuthorization = route, let indieAuth { return redeemAtAuthorization(request, indieAuth) }
         if request.method == .post, !Self.sameOrigin(request) {
             return .page(AppPages.failure("This form came from another site.", viewer: nil), status: .forbidden)
         }
@@ -201,7 +213,7 @@ public struct WebClient: WebApplication {
             guard let signedIn else { return .redirect("/app/login") }
             return home(signedIn, notice: Self.notice(request.query))
         case .showLogin, .showRegister:
-            if signedIn != nil { return .redirect("/app/") }
+            if signedIn != nil { return .redirect(Self.loginReturn(request) ?? "/app/") }
             return accountForm(register: route == .showRegister, request: request)
         case .login, .register:
             return account(register: route == .register, request: request)
@@ -240,6 +252,18 @@ public struct WebClient: WebApplication {
         case .endSessions:
             guard let signedIn else { return .redirect("/app/login") }
             return logout(signedIn, request, everywhere: true)
+        case .authorize:
+            guard let indieAuth else { return .page(AppPages.notFound(signedIn?.viewer), status: .notFound) }
+            return authorize(signedIn, request, indieAuth)
+        case .approveAuthorization:
+            guard let indieAuth else { return .page(AppPages.notFound(signedIn?.viewer), status: .notFound) }
+            guard let signedIn else { return .redirect("/app/login") }
+            return approve(signedIn, request, indieAuth)
+        case .redeemAuthorization:
+            return .page(AppPages.notFound(signedIn?.viewer), status: .notFound)
+        case .saveBlogSettings:
+            guard let signedIn else { return .redirect("/app/login") }
+            return saveBlogSettings(signedIn, request)
         case .methodNotAllowed:
             return .page(AppPages.failure("That cannot be done here.", viewer: signedIn?.viewer), status: .methodNotAllowed,
                          extra: [.allow: "GET, HEAD, POST"])
@@ -266,6 +290,7 @@ public struct WebClient: WebApplication {
         case "deleted": "Moved to the trash."
         case "restored": "Restored."
         case "password": "Password changed. Every other session and every login on the blog port has ended; Micropub tokens stay."
+        case "blog": "Blog settings saved; your blog's pages show them."
         default: nil
         }
     }

@@ -16,7 +16,7 @@ import BlogModel
 ///     if let (user, token) = try tokens.verify(secret, kind: .bearer), token.allows(.create) { … }
 public struct AccessTokens: Sendable {
     public let storage: any TokenStorage & UserStorage
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
 
     public init(storage: any TokenStorage & UserStorage, now: @escaping @Sendable () -> Date = Date.init) {
         self.storage = storage

@@ -86,6 +86,9 @@ public final class BlogService: Sendable {
     let siteIndex: SiteIndex
     /// Each blog's feed, at most once a second per blog.
     let feeds: CoalescedWriter<UserRecord>
+    /// `sitemap.xml` and `robots.txt`, after each change of the index, at
+    /// most once a minute (`SitemapFiles`).
+    let sitemap: CoalescedWriter<Bool>
     let takeBack: PostTakeBack
     /// Wakes the Webmention sender after a change of a post.
     let mentionSignal = MentionSignal()
@@ -115,6 +118,7 @@ public final class BlogService: Sendable {
         self.fragments = FragmentCache()
         let feedMaker = Feeds(baseURL: settings.baseURL, idBase: settings.feedIDBase)
         let head = PageRenderer.micropubLink(settings.pagesNameMicropub ? PageRenderer.micropubPath : nil)
+            + PageRenderer.indieAuthLinks(settings.pagesNameMicropub)
         let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker,
                                   head: head)
         self.userPages = userPages
@@ -123,7 +127,13 @@ public final class BlogService: Sendable {
         // Slack: a post is committed within its storage deadline of its time.
         let siteIndex = SiteIndex(pages: pages, storage: store, head: head, slack: settings.storageDeadline + 5)
         self.siteIndex = siteIndex
+        let sitemapFiles = SitemapFiles(pages: pages, storage: store, siteURL: settings.baseURL)
+        let sitemap = CoalescedWriter<Bool>("sitemap", interval: SitemapFiles.interval, logger: logger) { [store] _, _ in
+            try store.withPageLock(userID: 0) { try sitemapFiles.write() }
+        }
+        self.sitemap = sitemap
         self.index = CoalescedWriter("index", logger: logger, merge: SiteIndex.Change.merged) { [store, pages] _, change in
+            sitemap.changed(0, true)
             // Under the lock of user id 0 (no user has it): with several
             // instances, the index written last is read last.
             try store.withPageLock(userID: 0) {
@@ -437,6 +447,7 @@ public final class BlogService: Sendable {
         let current = now()
         try storage.deleteLeases(expiredBefore: current)
         try storage.deleteTokens(expiredBefore: current)
+        try storage.deleteAuthorizationCodes(expiredBefore: current)
         let stale = try storage.deleteStaleLoginFailures(at: current, policy: settings.loginThrottle)
         // A day is far longer than any commit a token could still settle.
         try storage.deletePostTokens(before: current - 86_400)
@@ -469,11 +480,12 @@ public final class BlogService: Sendable {
     public var hashingThreads: Int { HashingThreads.shared.count }
 
     /// Writes `index.html` and the site feed now (they are otherwise
-    /// rewritten in the background shortly after each change), and the
-    /// feeds waiting to be written.
+    /// rewritten in the background shortly after each change), the
+    /// feeds waiting to be written, and the sitemap.
     public func writeIndex() {
         feeds.flushAll()
         index.flush(0, .all)
+        sitemap.flush(0, true)
     }
 
     /// Takes back a commit whose reply will be a failure. If even that

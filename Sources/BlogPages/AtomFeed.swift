@@ -67,7 +67,8 @@ public enum AtomFeed {
     ///   - updated: the newest entry's `updated`, or a fixed time for an
     ///     empty feed.
     ///   - entries: newest first, already limited by the caller.
-    public static func render(id: String, title: String, selfURL: String, alternateURL: String,
+    ///   - subtitle: a line describing the feed (`<subtitle>`), if any.
+    public static func render(id: String, title: String, subtitle: String? = nil, selfURL: String, alternateURL: String,
                               updated: Date, entries: [Entry]) -> [UInt8] {
         var out: [UInt8] = []
         // Escaping grows text a little; one reservation keeps the common
@@ -80,6 +81,7 @@ public enum AtomFeed {
         out += ">\n".utf8
         element("id", id, indent: 1, to: &out)
         element("title", title, attributes: " type=\"text\"", indent: 1, to: &out)
+        if let subtitle { element("subtitle", subtitle, attributes: " type=\"text\"", indent: 1, to: &out) }
         date("updated", updated, indent: 1, to: &out)
         link(rel: "self", type: "application/atom+xml", href: selfURL, indent: 1, to: &out)
         link(rel: "alternate", type: "text/html", href: alternateURL, indent: 1, to: &out)

@@ -1,5 +1,6 @@
 import Foundation
 import BlogModel
+import BlogWire
 
 /// The site's Atom feeds: one per blog (its newest posts) and one for the
 /// whole site, written as files beside the pages (`alice.atom`,
@@ -49,13 +50,17 @@ public struct Feeds: Sendable {
         try storage.siteValue(idBaseKey, storingIfAbsent: slashed(baseURL))
     }
 
-    /// The feed of `user`'s blog; `created` dates an empty one.
-    public func blog(_ user: String, created: Date, posts: [PostRecord]) -> [UInt8] {
-        AtomFeed.render(id: idBase + PageRenderer.feedFile(user: user), title: "\(user) – blog",
-                        selfURL: baseURL + PageRenderer.feedFile(user: user),
-                        alternateURL: baseURL + PageRenderer.mainFile(user: user),
-                        updated: posts.map { $0.updatedAt ?? $0.createdAt }.max() ?? created,
-                        entries: posts.map { entry($0, author: user) })
+    /// The feed of `user`'s blog; `created` dates an empty one. The blog's
+    /// settings give its title, subtitle (the description) and the
+    /// entries' author name.
+    public func blog(_ user: String, created: Date, posts: [PostRecord], settings: BlogSettings = .unset) -> [UInt8] {
+        let author = settings.authorName ?? user
+        return AtomFeed.render(id: idBase + PageRenderer.feedFile(user: user), title: settings.title ?? "\(user) – blog",
+                               subtitle: settings.description,
+                               selfURL: baseURL + PageRenderer.feedFile(user: user),
+                               alternateURL: baseURL + PageRenderer.mainFile(user: user),
+                               updated: posts.map { $0.updatedAt ?? $0.createdAt }.max() ?? created,
+                               entries: posts.map { entry($0, user: user, author: author) })
     }
 
     /// The site's feed: the newest posts of every blog.
@@ -63,12 +68,13 @@ public struct Feeds: Sendable {
         AtomFeed.render(id: idBase + PageRenderer.siteFeedFile, title: "All blogs",
                         selfURL: baseURL + PageRenderer.siteFeedFile, alternateURL: baseURL + IndexPage.fileName,
                         updated: posts.map { $0.post.updatedAt ?? $0.post.createdAt }.max() ?? Date(timeIntervalSince1970: 0),
-                        entries: posts.map { entry($0.post, author: $0.author) })
+                        entries: posts.map { entry($0.post, user: $0.author) })
     }
 
-    private func entry(_ post: PostRecord, author: String) -> AtomFeed.Entry {
-        AtomFeed.Entry(id: "tag:\(authority),\(PostDate.day(post.createdAt)):post-\(post.id)", title: post.title, author: author,
-                              link: baseURL + PageRenderer.postFile(user: author, id: post.id), content: post.content,
+    private func entry(_ post: PostRecord, user: String, author: String? = nil) -> AtomFeed.Entry {
+        AtomFeed.Entry(id: "tag:\(authority),\(PostDate.day(post.createdAt)):post-\(post.id)", title: post.title,
+                              author: author ?? user,
+                              link: baseURL + PageRenderer.postFile(user: user, id: post.id), content: post.content,
                               published: post.createdAt, updated: post.updatedAt ?? post.createdAt, place: post.place,
                               photos: post.photos, siteURL: baseURL)
     }

@@ -9,6 +9,10 @@ package struct RenderedPost: Sendable {
     package var title: String
     /// The edit it shows: a rendering of an older edit is stale.
     package var updatedAt: Date?
+    /// Its page's description (`PostMeta.summary` of its text).
+    package var summary: String = ""
+    /// Its first photo's image, for its page's `og:image`.
+    package var image: String? = nil
 }
 
 extension RenderedPost {
@@ -16,6 +20,13 @@ extension RenderedPost {
         fragment = PageRenderer.fragment(post, user: user)
         title = post.title
         updatedAt = post.updatedAt
+        summary = PostMeta.summary(post.content)
+        image = post.photos.first?.file
+    }
+
+    /// What its own page's head says of it.
+    package func meta(id: Int64) -> PostMeta {
+        PostMeta(title: title, id: id, description: summary, image: image)
     }
 }
 
@@ -55,10 +66,10 @@ package final class FragmentCache: Sendable {
 
     package func store(_ post: RenderedPost, for id: Int64) {
         state.withLock { state in
-            let size = post.fragment.count + post.title.utf8.count
+            let size = post.fragment.count + post.title.utf8.count + post.summary.utf8.count
             if let old = state.posts.updateValue(post, forKey: id) {
                 // An edit replaces the rendering; it keeps its place in line.
-                state.bytes += size - old.fragment.count - old.title.utf8.count
+                state.bytes += size - old.fragment.count - old.title.utf8.count - old.summary.utf8.count
                 return
             }
             state.order.append(id)
@@ -67,7 +78,7 @@ package final class FragmentCache: Sendable {
                 let oldest = state.order[state.head]
                 state.head += 1
                 if let removed = state.posts.removeValue(forKey: oldest) {
-                    state.bytes -= removed.fragment.count + removed.title.utf8.count
+                    state.bytes -= removed.fragment.count + removed.title.utf8.count + removed.summary.utf8.count
                 }
             }
             if state.head > 4096 && state.head * 2 > state.order.count {
@@ -80,7 +91,7 @@ package final class FragmentCache: Sendable {
     package func remove(_ id: Int64) {
         state.withLock { state in
             if let removed = state.posts.removeValue(forKey: id) {
-                state.bytes -= removed.fragment.count + removed.title.utf8.count
+                state.bytes -= removed.fragment.count + removed.title.utf8.count + removed.summary.utf8.count
             }
         }
     }

@@ -41,7 +41,8 @@ public enum IndexPage {
     /// One blog's line: a list item.
     public static func line(_ blog: BlogEntry) -> [UInt8] {
         let name = HTMLEscape.escape(blog.name)
-        var line = "<li><a href=\"\(name).html\">\(name)</a>"
+        // Each blog an `h-card` (microformats2): its name and its page.
+        var line = "<li class=\"h-card\"><a class=\"p-name u-url\" href=\"\(name).html\">\(name)</a>"
         if let id = blog.lastPostID, let title = blog.lastPostTitle, let date = blog.lastPostAt {
             let link = HTMLEscape.escape(PageRenderer.postFile(user: blog.name, id: id))
             line += " · <a href=\"\(link)\">\(HTMLEscape.escape(title))</a>"

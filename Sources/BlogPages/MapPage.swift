@@ -16,7 +16,8 @@ public enum MapPage {
         user + ".map.html"
     }
 
-    static func render(user: String, posts: [PostRecord], head extra: [UInt8] = []) -> [UInt8] {
+    /// `blog` names the page after the blog's title, when it has one.
+    static func render(user: String, posts: [PostRecord], head extra: [UInt8] = [], blog: BlogIdentity? = nil) -> [UInt8] {
         var list: [UInt8] = Array("<div id=\"map\" class=\"map\"></div>\n<ul class=\"places\">\n".utf8)
         for post in posts {
             guard let place = post.place else { continue }
@@ -30,8 +31,10 @@ public enum MapPage {
             list += Array("\">\(place.latitude), \(place.longitude)</a></li>\n".utf8)
         }
         list += Array("</ul>".utf8)
-        return PageRenderer.document(title: "\(user) – places", heading: user, fragments: [list],
-                                     nav: [(PageRenderer.mainFile(user: user), "\(user)’s blog"), (IndexPage.fileName, "All blogs")],
+        let name = blog?.name ?? user
+        return PageRenderer.document(title: "\(name) – places", heading: name, fragments: [list],
+                                     nav: [(PageRenderer.mainFile(user: user), blog?.settings.title ?? "\(user)’s blog"),
+                                           (IndexPage.fileName, "All blogs")],
                                      head: extra + head)
     }
 

@@ -45,7 +45,8 @@ extension PageRenderer {
 
     private static let figureStart = Array("<figure class=\"photos\">".utf8)
     private static let photoLinkStart = Array("<a href=\"".utf8)
-    private static let thumbnailStart = Array("\"><img src=\"".utf8)
+    /// `u-photo`: the post's photo (with its alt) in its `h-entry`.
+    private static let thumbnailStart = Array("\"><img class=\"u-photo\" src=\"".utf8)
     private static let widthStart = Array("\" width=\"".utf8)
     private static let heightStart = Array("\" height=\"".utf8)
     private static let altStart = Array("\" alt=\"".utf8)

@@ -55,11 +55,14 @@ public enum PageRenderer {
     /// sends no location anywhere).
     /// Then the blog's map page, with every placed post.
     static func appendPlace(_ place: Place, user: String, to out: inout [UInt8]) {
-        out += Array("<p class=\"place\"><a href=\"".utf8)
+        // An `h-geo` as the post's `p-location`, its coordinates marked.
+        out += Array("<p class=\"place p-location h-geo\"><a href=\"".utf8)
         HTMLEscape.append(openStreetMapURL(place), to: &out)
-        out += Array("\">📍 ".utf8)
-        HTMLEscape.append("\(place.latitude), \(place.longitude)", to: &out)
-        out += Array("</a> · <a href=\"".utf8)
+        out += Array("\">📍 <span class=\"p-latitude\">".utf8)
+        HTMLEscape.append(place.latitude, to: &out)
+        out += Array("</span>, <span class=\"p-longitude\">".utf8)
+        HTMLEscape.append(place.longitude, to: &out)
+        out += Array("</span></a> · <a href=\"".utf8)
         HTMLEscape.append(MapPage.file(user: user), to: &out)
         out += Array("\">all places</a></p>".utf8)
     }
@@ -81,19 +84,37 @@ public enum PageRenderer {
     /// page `olderArchive` when there is one.
     /// `head` goes into the head (`micropubLink`).
     public static func mainPage(user: String, fragments: [[UInt8]], olderArchive: Int?, head: [UInt8] = []) -> [UInt8] {
+        mainPage(blog: BlogIdentity(user: user), fragments: fragments, olderArchive: olderArchive, head: head)
+    }
+
+    /// `mainPage(user:…)` of a blog with its settings: their title, the
+    /// description under it, the author's card (an `h-feed`).
+    public static func mainPage(blog: BlogIdentity, fragments: [[UInt8]], olderArchive: Int?, head: [UInt8] = []) -> [UInt8] {
+        let user = blog.user
         var nav = olderArchive.map { [(archiveFile(user: user, number: $0), "Older posts")] } ?? []
         nav.append((IndexPage.fileName, "All blogs"))
-        return document(title: "\(user) – blog", heading: user, fragments: fragments.isEmpty ? [noPosts] : fragments,
-                        nav: nav, feeds: feeds(user: user), head: head)
+        return document(title: blog.settings.title ?? "\(user) – blog", heading: blog.name,
+                        fragments: fragments.isEmpty ? [noPosts] : fragments,
+                        nav: nav, feeds: feeds(user: user), head: blog.descriptionMeta + head,
+                        mainClass: feedClass, headingClass: feedHeadingClass, afterHeading: blog.feedHeader)
     }
 
     /// Archive page `number` of `user`: the posts of page group `number`.
     public static func archivePage(user: String, number: Int, fragments: [[UInt8]], head: [UInt8] = []) -> [UInt8] {
+        archivePage(blog: BlogIdentity(user: user), number: number, fragments: fragments, head: head)
+    }
+
+    /// `archivePage(user:…)` of a blog with its settings.
+    public static func archivePage(blog: BlogIdentity, number: Int, fragments: [[UInt8]], head: [UInt8] = []) -> [UInt8] {
+        let user = blog.user
         var nav = [(mainFile(user: user), "Newest posts")]
         if number > 1 { nav.append((archiveFile(user: user, number: number - 1), "Older posts")) }
         nav.append((IndexPage.fileName, "All blogs"))
-        return document(title: "\(user) (\(number)) – blog", heading: "\(user) · archive \(number)",
-                        fragments: fragments.isEmpty ? [noPosts] : fragments, nav: nav, feeds: feeds(user: user), head: head)
+        return document(title: blog.settings.title.map { "\($0) (\(number))" } ?? "\(user) (\(number)) – blog",
+                        heading: "\(blog.name) · archive \(number)",
+                        fragments: fragments.isEmpty ? [noPosts] : fragments, nav: nav, feeds: feeds(user: user),
+                        head: blog.descriptionMeta + head,
+                        mainClass: feedClass, headingClass: feedHeadingClass, afterHeading: blog.feedHeader)
     }
 
     /// A post's own page, at a URL that never changes (`postFile`): the
@@ -101,13 +122,24 @@ public enum PageRenderer {
     /// the list of blogs.
     public static func postPage(user: String, title: String, fragment: [UInt8], older: Int64?, newer: Int64?,
                                 head: [UInt8] = []) -> [UInt8] {
+        postPage(blog: BlogIdentity(user: user), post: PostMeta(title: title), fragment: fragment, older: older,
+                 newer: newer, head: head)
+    }
+
+    /// `postPage(user:…)` of a blog with its settings: its head says where
+    /// the page is for good and what it shows (`rel=canonical`, a meta
+    /// description, OpenGraph), its `h-entry` names its author.
+    public static func postPage(blog: BlogIdentity, post: PostMeta, fragment: [UInt8], older: Int64?, newer: Int64?,
+                                head: [UInt8] = []) -> [UInt8] {
+        let user = blog.user
         var nav: [(href: String, text: String)] = []
         if let older { nav.append((postFile(user: user, id: older), "← Older post")) }
         if let newer { nav.append((postFile(user: user, id: newer), "Newer post →")) }
-        nav.append((mainFile(user: user), "\(user)’s blog"))
+        nav.append((mainFile(user: user), blog.settings.title ?? "\(user)’s blog"))
         nav.append((IndexPage.fileName, "All blogs"))
-        return document(title: "\(title) – \(user)", heading: user, fragments: [fragment], nav: nav,
-                        feeds: feeds(user: user), base: "../", head: head)
+        return document(title: "\(post.title) – \(blog.name)", heading: blog.name,
+                        fragments: [withAuthor(fragment, blog: blog)], nav: nav,
+                        feeds: feeds(user: user), base: "../", head: postHead(blog: blog, post: post) + head)
     }
 
     /// The Micropub endpoint, relative to the public folder's root (post
@@ -163,9 +195,12 @@ public enum PageRenderer {
 
     /// The shell every page shares: head (with its feeds, autodiscovered),
     /// heading line, one line per fragment, optional navigation, footer.
+    /// `mainClass` is the `<main>` element's, `headingClass` the heading's;
+    /// `afterHeading` follows the heading on its line.
     static func document(title: String, heading: String, fragments: [[UInt8]], nav: [(href: String, text: String)],
                          feeds: [(href: String, title: String)] = [], base: String? = nil,
-                         head: [UInt8] = []) -> [UInt8] {
+                         head: [UInt8] = [], mainClass: String = "blog", headingClass: String = "blog-title",
+                         afterHeading: [UInt8] = []) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(fragments.reduce(800) { $0 + $1.count + 1 })
         out += documentStart
@@ -184,9 +219,15 @@ public enum PageRenderer {
             out += tagEnd
         }
         out += head
-        out += headStartToHeading
+        out += headEndToMain
+        out += Array(mainClass.utf8)
+        out += mainToHeading
+        out += Array(headingClass.utf8)
+        out += headingStart
         HTMLEscape.append(heading, to: &out)
-        out += headingEnd
+        out += headingClose
+        out += afterHeading
+        out.append(UInt8(ascii: "\n"))
         for fragment in fragments {
             out += fragment
             out.append(UInt8(ascii: "\n"))
@@ -207,15 +248,17 @@ public enum PageRenderer {
         return out
     }
 
-    private static let articleStart = Array("<article class=\"post\" id=\"post-".utf8)
-    private static let titleStart = Array("\"><h2><a href=\"".utf8)
+    // The class names after the first are microformats2 (`h-entry` and
+    // its properties; PageRenderer+Microformats says more).
+    private static let articleStart = Array("<article class=\"post h-entry\" id=\"post-".utf8)
+    private static let titleStart = Array("\"><h2 class=\"p-name\"><a class=\"u-url\" href=\"".utf8)
     private static let titleLink = Array("\">".utf8)
-    private static let dateStart = Array("</a></h2><p class=\"date\"><time datetime=\"".utf8)
-    private static let editedStart = Array("</time> · edited <time datetime=\"".utf8)
+    private static let dateStart = Array("</a></h2><p class=\"date\"><time class=\"dt-published\" datetime=\"".utf8)
+    private static let editedStart = Array("</time> · edited <time class=\"dt-updated\" datetime=\"".utf8)
     private static let noPosts = Array("<p class=\"empty\">No posts yet.</p>".utf8)
     private static let dateMiddle = Array("\">".utf8)
     private static let datesEnd = Array("</time></p>".utf8)
-    private static let contentStart = Array("<div class=\"content\">".utf8)
+    private static let contentStart = Array("<div class=\"content e-content\">".utf8)
     private static let articleEnd = Array("</div></article>".utf8)
 
     private static let documentStart = Array("""
@@ -231,14 +274,15 @@ public enum PageRenderer {
     private static let feedStart = Array("<link rel=\"alternate\" type=\"application/atom+xml\" href=\"".utf8)
     private static let feedTitle = Array("\" title=\"".utf8)
     private static let tagEnd = Array("\">\n".utf8)
-    private static let headStartToHeading = Array("""
+    private static let headEndToMain = Array("""
         <link rel="stylesheet" href="style.css">
         </head>
         <body>
-        <main class="blog">
-        <h1 class="blog-title">
+        <main class="
         """.utf8)
-    private static let headingEnd = Array("</h1>\n".utf8)
+    private static let mainToHeading = Array("\">\n<h1 class=\"".utf8)
+    private static let headingStart = Array("\">".utf8)
+    private static let headingClose = Array("</h1>".utf8)
     private static let navStart = Array("<nav class=\"archive\">".utf8)
     private static let linkStart = Array("<a href=\"".utf8)
     private static let linkMiddle = Array("\">".utf8)

@@ -9,14 +9,13 @@ extension UserPages {
     /// may move an older one off the main page), and its tombstone goes.
     package func restore(_ user: UserRecord, post: PostStub) throws {
         try rewrite(user, after: post, deleted: false)
+        let blog = try identity(user)
         let plan = layout.plan(groups: PageGroup.of(try storage.newestPosts(ofUserID: user.id)).reversed())
         // Archives beyond the last plan's were removed when they left it:
         // the ones missing from the newest down are the new ones.
         var number = plan.newestArchive
         while number > 0 && !store.exists(file: PageRenderer.archiveFile(user: user.name, number: number)) {
-            let posts = try storage.postStubs(ofUserID: user.id, pages: number...number)
-            try store.write(PageRenderer.archivePage(user: user.name, number: number,
-                                                     fragments: try renderings(posts, of: user).map(\.fragment)),
+            try store.write(try archivePage(user, blog, number: number),
                             file: PageRenderer.archiveFile(user: user.name, number: number))
             number -= 1
         }
@@ -24,8 +23,8 @@ extension UserPages {
         for neighbour in [around.older, around.newer].compactMap({ $0 }) {
             let links = try storage.adjacentPosts(to: neighbour, ofUserID: user.id)
             let rendered = try renderings([neighbour], of: user)[0]
-            try store.write(PageRenderer.postPage(user: user.name, title: rendered.title, fragment: rendered.fragment,
-                                                  older: links.older?.id, newer: links.newer?.id),
+            try store.write(PageRenderer.postPage(blog: blog, post: rendered.meta(id: neighbour.id), fragment: rendered.fragment,
+                                                  older: links.older?.id, newer: links.newer?.id, head: head),
                             file: PageRenderer.postFile(user: user.name, id: neighbour.id))
         }
         store.remove(file: PageRenderer.goneFile(user: user.name, id: post.id))

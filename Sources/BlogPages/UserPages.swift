@@ -40,21 +40,24 @@ package final class UserPages: Sendable {
     @discardableResult
     package func write(_ user: UserRecord, shown: Int64? = nil) throws -> Int64 {
         let userID = user.id
-        let newest = try storage.newestPosts(ofUserID: userID)
+        // One read for both (the settings cost a post no extra trip).
+        let (newest, settings) = try storage.newestPostsAndSettings(ofUserID: userID)
+        let blog = BlogIdentity(user: user.name, settings: settings, siteURL: feeds.baseURL)
         let groups = PageGroup.of(newest)
         let plan = layout.plan(last: groups.first, previous: groups.dropFirst().first)
         let known = archived.withLock { $0[userID] }
         let next = known.map { $0 + 1 } ?? firstUnwrittenArchive(of: user.name, newest: plan.newestArchive)
         if next <= plan.newestArchive {
             for number in next...plan.newestArchive {
-                try store.write(try archivePage(user, number: number), file: PageRenderer.archiveFile(user: user.name, number: number))
+                try store.write(try archivePage(user, blog, number: number),
+                                file: PageRenderer.archiveFile(user: user.name, number: number))
             }
         }
         archived.withLock { $0[userID] = plan.newestArchive }
         let rendered = try renderings(newest, of: user)
-        try writeNewPostPages(user, newest: newest, rendered: rendered, shown: shown)
+        try writeNewPostPages(user, blog, newest: newest, rendered: rendered, shown: shown)
         let onMain = plan.mainPages.map { main in newest.indices.filter { main.contains(newest[$0].page) } } ?? []
-        let main = PageRenderer.mainPage(user: user.name, fragments: onMain.map { rendered[$0].fragment },
+        let main = PageRenderer.mainPage(blog: blog, fragments: onMain.map { rendered[$0].fragment },
                                          olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil, head: head)
         try store.write(main, file: PageRenderer.mainFile(user: user.name))
         return newest.first?.id ?? 0
@@ -63,7 +66,8 @@ package final class UserPages: Sendable {
     /// The own pages of the posts after `shown` and of the one before
     /// them; when `shown` is not known (after a start), of the posts whose
     /// page is missing and of the newest two.
-    private func writeNewPostPages(_ user: UserRecord, newest: [PostStub], rendered: [RenderedPost], shown: Int64?) throws {
+    private func writeNewPostPages(_ user: UserRecord, _ blog: BlogIdentity, newest: [PostStub], rendered: [RenderedPost],
+                                   shown: Int64?) throws {
         var fresh = newest.indices.filter { index in
             if let shown { return newest[index].id > shown }
             return index < 2 || !store.exists(file: PageRenderer.postFile(user: user.name, id: newest[index].id))
@@ -78,14 +82,14 @@ package final class UserPages: Sendable {
             }
             let newer = index > 0 ? newest[index - 1].id : nil
             let new = shown.map { newest[index].id > $0 } ?? false
-            try writePostPage(user, rendered[index], id: newest[index].id, older: older, newer: newer, new: new)
+            try writePostPage(user, blog, rendered[index], id: newest[index].id, older: older, newer: newer, new: new)
         }
     }
 
-    private func writePostPage(_ user: UserRecord, _ post: RenderedPost, id: Int64, older: Int64?, newer: Int64?,
-                               new: Bool = false) throws {
-        let page = PageRenderer.postPage(user: user.name, title: post.title, fragment: post.fragment, older: older, newer: newer,
-                                         head: head)
+    private func writePostPage(_ user: UserRecord, _ blog: BlogIdentity, _ post: RenderedPost, id: Int64, older: Int64?,
+                               newer: Int64?, new: Bool = false) throws {
+        let page = PageRenderer.postPage(blog: blog, post: post.meta(id: id), fragment: post.fragment, older: older,
+                                         newer: newer, head: head)
         try store.write(page, file: PageRenderer.postFile(user: user.name, id: id), new: new)
     }
 
@@ -95,16 +99,17 @@ package final class UserPages: Sendable {
     /// link past it), the blog's feed; archive pages left beyond the
     /// newest (a group emptied) are removed.
     package func rewrite(_ user: UserRecord, after post: PostStub, deleted: Bool) throws {
+        let blog = try identity(user)
         let newest = try storage.newestPosts(ofUserID: user.id)
         let plan = layout.plan(groups: PageGroup.of(newest).reversed())
         if post.page <= plan.newestArchive {
-            try store.write(try archivePage(user, number: post.page),
+            try store.write(try archivePage(user, blog, number: post.page),
                             file: PageRenderer.archiveFile(user: user.name, number: post.page))
         }
         removeArchives(of: user.name, after: plan.newestArchive)
         archived.withLock { $0[user.id] = plan.newestArchive }
         let onMain = plan.mainPages.map { main in newest.filter { main.contains($0.page) } } ?? []
-        try store.write(PageRenderer.mainPage(user: user.name, fragments: try renderings(onMain, of: user).map(\.fragment),
+        try store.write(PageRenderer.mainPage(blog: blog, fragments: try renderings(onMain, of: user).map(\.fragment),
                                               olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil, head: head),
                         file: PageRenderer.mainFile(user: user.name))
         let around = try storage.adjacentPosts(to: post, ofUserID: user.id)
@@ -114,14 +119,14 @@ package final class UserPages: Sendable {
             store.remove(file: PageRenderer.postFile(user: user.name, id: post.id))
             for neighbour in [around.older, around.newer].compactMap({ $0 }) {
                 let links = try storage.adjacentPosts(to: neighbour, ofUserID: user.id)
-                try writePostPage(user, try renderings([neighbour], of: user)[0], id: neighbour.id,
+                try writePostPage(user, blog, try renderings([neighbour], of: user)[0], id: neighbour.id,
                                   older: links.older?.id, newer: links.newer?.id)
             }
         } else if let current = try storage.posts(ids: [post.id]).first {
-            try writePostPage(user, try renderings([current.stub], of: user)[0], id: post.id,
+            try writePostPage(user, blog, try renderings([current.stub], of: user)[0], id: post.id,
                               older: around.older?.id, newer: around.newer?.id)
         }
-        try writeFeed(user)
+        try writeFeed(user, blog)
         // The old pages swapped out above hold the deleted post, and older
         // spares may too: none is kept. Every later write of this blog's
         // pages (under the same lock) renders without the post.
@@ -131,8 +136,12 @@ package final class UserPages: Sendable {
     /// Writes the blog's feed from its newest posts, and its map page
     /// (removed when no post has a place).
     package func writeFeed(_ user: UserRecord) throws {
-        try store.write(try feed(user), file: PageRenderer.feedFile(user: user.name))
-        if let map = try mapPage(user) {
+        try writeFeed(user, try identity(user))
+    }
+
+    private func writeFeed(_ user: UserRecord, _ blog: BlogIdentity) throws {
+        try store.write(try feed(user, blog), file: PageRenderer.feedFile(user: user.name))
+        if let map = try mapPage(user, blog) {
             try store.write(map, file: MapPage.file(user: user.name))
         } else if store.exists(file: MapPage.file(user: user.name)) {
             store.remove(file: MapPage.file(user: user.name))
@@ -140,14 +149,21 @@ package final class UserPages: Sendable {
     }
 
     /// The map page, nil while no post has a place.
-    private func mapPage(_ user: UserRecord) throws -> [UInt8]? {
+    private func mapPage(_ user: UserRecord, _ blog: BlogIdentity) throws -> [UInt8]? {
         let placed = try storage.placedPosts(ofUserID: user.id, limit: MapPage.limit)
-        return placed.isEmpty ? nil : MapPage.render(user: user.name, posts: placed, head: head)
+        return placed.isEmpty ? nil : MapPage.render(user: user.name, posts: placed, head: head, blog: blog)
     }
 
-    private func feed(_ user: UserRecord) throws -> [UInt8] {
+    private func feed(_ user: UserRecord, _ blog: BlogIdentity) throws -> [UInt8] {
         feeds.blog(user.name, created: user.createdAt,
-                   posts: try storage.recentPosts(ofUserID: user.id, limit: Feeds.entryLimit))
+                   posts: try storage.recentPosts(ofUserID: user.id, limit: Feeds.entryLimit), settings: blog.settings)
+    }
+
+    /// The blog as its pages show it: its user and settings (read afresh
+    /// under the page lock: the admin may have changed them), the site's
+    /// URL for the absolute links.
+    package func identity(_ user: UserRecord) throws -> BlogIdentity {
+        BlogIdentity(user: user.name, settings: try storage.blogSettings(ofUserID: user.id), siteURL: feeds.baseURL)
     }
 
     /// A deleted post's marker: the page server answers 410 Gone for the
@@ -163,21 +179,23 @@ package final class UserPages: Sendable {
     /// `render`, with the newest archive page's number.
     private func renderAll(_ user: UserRecord) throws -> (pages: [(file: String, bytes: [UInt8])], newestArchive: Int) {
         let userID = user.id
+        let blog = try identity(user)
         let plan = layout.plan(groups: try storage.pageGroups(ofUserID: userID, limit: nil).reversed())
         var pages: [(file: String, bytes: [UInt8])] = []
         if plan.newestArchive > 0 {
             for number in 1...plan.newestArchive {
-                pages.append((PageRenderer.archiveFile(user: user.name, number: number), try archivePage(user, number: number)))
+                pages.append((PageRenderer.archiveFile(user: user.name, number: number), try archivePage(user, blog, number: number)))
             }
         }
         let all = try storage.postStubs(ofUserID: userID, pages: 1...Int(Int32.max))
         let rendered = try renderings(all, of: user)
         let onMain = plan.mainPages.map { main in all.indices.filter { main.contains(all[$0].page) } } ?? []
         pages.append((PageRenderer.mainFile(user: user.name),
-                      PageRenderer.mainPage(user: user.name, fragments: onMain.map { rendered[$0].fragment },
+                      PageRenderer.mainPage(blog: blog, fragments: onMain.map { rendered[$0].fragment },
                                             olderArchive: plan.newestArchive > 0 ? plan.newestArchive : nil, head: head)))
         for index in all.indices {
-            let page = PageRenderer.postPage(user: user.name, title: rendered[index].title, fragment: rendered[index].fragment,
+            let page = PageRenderer.postPage(blog: blog, post: rendered[index].meta(id: all[index].id),
+                                             fragment: rendered[index].fragment,
                                              older: index + 1 < all.count ? all[index + 1].id : nil,
                                              newer: index > 0 ? all[index - 1].id : nil, head: head)
             pages.append((PageRenderer.postFile(user: user.name, id: all[index].id), page))
@@ -185,8 +203,8 @@ package final class UserPages: Sendable {
         for id in try storage.deletedPostIDs(ofUserID: userID) {
             pages.append((PageRenderer.goneFile(user: user.name, id: id), Self.tombstone))
         }
-        pages.append((PageRenderer.feedFile(user: user.name), try feed(user)))
-        if let map = try mapPage(user) { pages.append((MapPage.file(user: user.name), map)) }
+        pages.append((PageRenderer.feedFile(user: user.name), try feed(user, blog)))
+        if let map = try mapPage(user, blog) { pages.append((MapPage.file(user: user.name), map)) }
         return (pages, plan.newestArchive)
     }
 
@@ -266,9 +284,9 @@ package final class UserPages: Sendable {
         archived.withLock { $0[user.id] = nil }
     }
 
-    private func archivePage(_ user: UserRecord, number: Int) throws -> [UInt8] {
+    package func archivePage(_ user: UserRecord, _ blog: BlogIdentity, number: Int) throws -> [UInt8] {
         let posts = try storage.postStubs(ofUserID: user.id, pages: number...number)
-        return PageRenderer.archivePage(user: user.name, number: number,
+        return PageRenderer.archivePage(blog: blog, number: number,
                                         fragments: try renderings(posts, of: user).map(\.fragment), head: head)
     }
 

@@ -180,7 +180,41 @@ public enum PostgresSchema {
             ALTER TABLE posts ADD COLUMN content_html text;
             ALTER TABLE trashed_posts ADD COLUMN content_html text;
             """),
-        Migration(version: 12, name: "webmention outbox", sql: """
+        Migration(version: 12, name: "authorization codes", sql: """
+            -- IndieAuth authorization codes, from the user's approval until the
+            -- app trades the code for a token (a minute at most). Only the code's
+            -- SHA-256 is kept; a used code stays, marked, until it expires, so a
+            -- second use is known as one (and the token it got can be revoked).
+            CREATE TABLE authorization_codes (
+                code_hash      text        PRIMARY KEY CHECK (char_length(code_hash) = 64),
+                user_id        bigint      NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                client_id      text        NOT NULL,
+                redirect_uri   text        NOT NULL,
+                scopes         text        NOT NULL,
+                code_challenge text        NOT NULL,
+                created_at     timestamptz NOT NULL,
+                expires_at     timestamptz NOT NULL,
+                used_at        timestamptz,
+                token_id       bigint
+            );
+            CREATE INDEX authorization_codes_by_expiry ON authorization_codes (expires_at);
+            CREATE INDEX authorization_codes_by_user ON authorization_codes (user_id);
+            """),
+        Migration(version: 13, name: "blog settings", sql: """
+            -- Each blog's own settings (title, description, the author's
+            -- display name and photo, a path in the public folder), one row
+            -- per user that set any; NULL for a field unset. Lengths in
+            -- characters (code points).
+            CREATE TABLE blog_settings (
+                user_id      bigint      PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                title        text        CHECK (char_length(title) BETWEEN 1 AND 100),
+                description  text        CHECK (char_length(description) BETWEEN 1 AND 300),
+                author_name  text        CHECK (char_length(author_name) BETWEEN 1 AND 100),
+                author_photo text        CHECK (char_length(author_photo) BETWEEN 1 AND 200),
+                updated_at   timestamptz NOT NULL
+            );
+            """),
+        Migration(version: 14, name: "webmention outbox", sql: """
             -- Webmentions to send: one row a post and a URL its text links
             -- (or linked) to, queued in the post's own commit. due_at:
             -- milliseconds since 1970 (0: at once); version goes up when

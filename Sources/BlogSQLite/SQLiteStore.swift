@@ -348,7 +348,7 @@ public final class SQLiteStore: BlogStorage {
         }
     }
 
-    private static func postsVersion(_ db: Database, userID: Int64) throws -> Int64? {
+    static func postsVersion(_ db: Database, userID: Int64) throws -> Int64? {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT posts_version FROM users WHERE id = ?"), arguments: [userID])
     }
 

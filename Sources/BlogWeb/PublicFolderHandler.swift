@@ -226,9 +226,22 @@ public struct PublicFolderHandler: Sendable {
         guard method == .get || method == .head else { return .methodNotAllowed }
         if health && path == healthPath { return .health(withBody: method == .get) }
         guard let name = fileName(for: path),
-              let type = contentTypes[Self.fileExtension(of: name)]
+              let type = contentTypes[Self.fileExtension(of: name)] ?? siteFileType(name)
         else { return .notFound }
         return .file(name: name, contentType: type, withBody: method == .get)
+    }
+
+    /// The type of the site's own files at the top of the folder that
+    /// have no page type: `robots.txt` and the sitemap (`sitemap.xml`,
+    /// its parts `sitemap-N.xml`); nil for any other name, so no other
+    /// text or XML file put in the folder is served.
+    static func siteFileType(_ name: String) -> String? {
+        if name == "robots.txt" { return "text/plain; charset=utf-8" }
+        guard name.hasPrefix("sitemap"), name.hasSuffix(".xml") else { return nil }
+        let middle = name.dropFirst("sitemap".count).dropLast(".xml".count)
+        guard middle.isEmpty || (middle.first == "-" && middle.count > 1 && middle.dropFirst().allSatisfy(\.isASCII)
+                                 && middle.dropFirst().allSatisfy(\.isNumber)) else { return nil }
+        return "application/xml; charset=utf-8"
     }
 
     /// What follows the last dot of the last name in `path`, lowercased

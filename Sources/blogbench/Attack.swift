@@ -82,6 +82,17 @@ struct Attack: ParsableCommand {
                                valueName: "token"))
     var token: String?
 
+    @Option(help: ArgumentHelp("webmention-flood: the Webmention endpoint's path.", valueName: "path"))
+    var webmentionPath = "/webmention"
+
+    @Option(help: ArgumentHelp("webmention-flood: the server's base URL, as its pages name themselves (default http://HOST:HTTP-PORT/).",
+                               valueName: "url"))
+    var targetBase: String?
+
+    @Option(help: ArgumentHelp("webmention-flood: where the sources claim to be; each gets THREAD/N appended. The default, TEST-NET-1, never answers.",
+                               valueName: "url"))
+    var sourceBase = "http://192.0.2.1/wm/"
+
     @Flag(help: "Print one JSON object (keys sorted) instead of the table.")
     var json = false
 

@@ -22,6 +22,10 @@ extension Serve {
             setPassword: { user, password in try service.setPassword(user.value, to: password) })
         backend.isRegistrationOpen = { [service] in service.registrationOpen }
         backend.photoFetcher = WebmentionSetup.photoFetcher(settings, maxBytes: backend.photoLimits.maxBytes)
-        return ApplicationSet([WebClient(backend: backend), Micropub(backend: backend, baseURL: settings.effectiveBaseURL)])
+        backend.setBlogSettings = { [service] name, blog in try service.setBlogSettings(blog, of: name) }
+        let indieAuth = IndieAuthServer(baseURL: settings.effectiveBaseURL, storage: store, tokens: backend.tokens)
+        return ApplicationSet([WebClient(backend: backend, indieAuth: indieAuth),
+                               Micropub(backend: backend, baseURL: settings.effectiveBaseURL),
+                               IndieAuthEndpoints(server: indieAuth)])
     }
 }

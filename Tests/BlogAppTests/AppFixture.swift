@@ -34,6 +34,8 @@ final class AppFixture: @unchecked Sendable {
             storage: blog.store, tokens: tokens, registrationOpen: registrationOpen, uploads: uploads, photoLimits: photoLimits,
             restore: { service.restorePost($0, id: $1, session: $2) },
             maxTextBytes: maxTextBytes, setPassword: { try service.setPassword($0.value, to: $1) })
+        backend.setBlogSettings = { try service.setBlogSettings($1, of: $0) }
+        backend.blogSettingsBudget = BlogSettingsBudget(now: { TestBlog.date(of: clock) })
         backend.photoFetcher = photoFetcher
         client = WebClient(backend: backend)
         micropub = Micropub(backend: backend, baseURL: Self.base)

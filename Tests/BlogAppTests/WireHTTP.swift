@@ -7,6 +7,8 @@ struct WireResponse {
     /// Field names lowercased.
     var headers: [String: String]
     var body: [UInt8]
+    /// Every `Set-Cookie` line, in order (`headers` keeps the last one).
+    var setCookies: [String] = []
 
     var text: String { String(decoding: body, as: UTF8.self) }
 }
@@ -54,14 +56,18 @@ final class WireHTTP: @unchecked Sendable {
         let statusLine = head[0].split(separator: " ")
         guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw WireError.malformed(head[0]) }
         var headers: [String: String] = [:]
+        var setCookies: [String] = []
         for line in head.dropFirst() {
             let parts = line.split(separator: ":", maxSplits: 1)
             if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0].lowercased() == "set-cookie" {
+                setCookies.append(parts[1].trimmingCharacters(in: .whitespaces))
+            }
         }
         let length = Int(headers["content-length"] ?? "0") ?? 0
         while buffer.count < length { try receiveMore() }
         defer { buffer.removeFirst(length) }
-        return WireResponse(status: status, headers: headers, body: Array(buffer.prefix(length)))
+        return WireResponse(status: status, headers: headers, body: Array(buffer.prefix(length)), setCookies: setCookies)
     }
 
     private func receiveMore() throws {

@@ -229,7 +229,7 @@ struct BlogServiceTests {
             let line = try #require(fx.lineAfterHeading("User"))
             #expect(line.contains("\">Titulek clanku</a></h2>"))
             #expect(line.contains("Zde je cely dlouhy text prispevku."))
-            #expect(line.contains("<time datetime=\"2027-01-15T08:00:00Z\">"))
+            #expect(line.contains("<time class=\"dt-published\" datetime=\"2027-01-15T08:00:00Z\">"))
             let posts = try fx.store.posts(ofUserID: try #require(try fx.store.user(named: "User")?.id))
             #expect(posts.map(\.title) == ["Titulek clanku"])
             #expect(fx.articleIDs("User") == posts.map { $0.id })

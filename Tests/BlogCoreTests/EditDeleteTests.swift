@@ -67,7 +67,7 @@ struct EditDeleteTests {
             #expect(fx.send("editpost:alice:\(middle):Fixed <title>:New text", &session) == .edited)
             let page = try #require(fx.page("alice"))
             #expect(page.contains(">Fixed &lt;title&gt;</a></h2>"))
-            #expect(page.contains("edited <time datetime=\"\(PostDate.machine(fx.clock.now))\">"))
+            #expect(page.contains("edited <time class=\"dt-updated\" datetime=\"\(PostDate.machine(fx.clock.now))\">"))
             #expect(!page.contains(">Post 1</a>"))
             let own = try #require(fx.pages.read(file: PageRenderer.postFile(user: "alice", id: middle)))
             #expect(own.contains("New text") && own.contains("<title>Fixed &lt;title&gt; – alice</title>"))

@@ -105,6 +105,15 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
         try store.leaseExpiry(userKey: userKey, address: address)
     }
     func deleteLeases(expiredBefore date: Date) throws(StorageError) { try store.deleteLeases(expiredBefore: date) }
+    func blogSettings(ofUserID userID: Int64) throws(StorageError) -> BlogSettings {
+        try store.blogSettings(ofUserID: userID)
+    }
+    func setBlogSettings(_ settings: BlogSettings, ofUserID userID: Int64, at date: Date) throws(StorageError) {
+        try store.setBlogSettings(settings, ofUserID: userID, at: date)
+    }
+    func sitemapPosts(after id: Int64, limit: Int) throws(StorageError) -> [SitemapPost] {
+        try store.sitemapPosts(after: id, limit: limit)
+    }
     func siteValue(_ key: String, storingIfAbsent value: String) throws(StorageError) -> String {
         try store.siteValue(key, storingIfAbsent: value)
     }
@@ -137,4 +146,17 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     func deleteTokens(expiredBefore date: Date) throws(StorageError) -> Int { try store.deleteTokens(expiredBefore: date) }
     func ping() throws(StorageError) { try store.ping() }
     func close() throws(StorageError) { try store.close() }
+    func storeAuthorizationCode(_ code: AuthorizationCode) throws(StorageError) { try store.storeAuthorizationCode(code) }
+    func authorizationCode(hash codeHash: String) throws(StorageError) -> AuthorizationCode? {
+        try store.authorizationCode(hash: codeHash)
+    }
+    func claimAuthorizationCode(hash codeHash: String, at date: Date) throws(StorageError) -> AuthorizationCodeClaim {
+        try store.claimAuthorizationCode(hash: codeHash, at: date)
+    }
+    func setAuthorizationCodeToken(hash codeHash: String, tokenID: Int64) throws(StorageError) {
+        try store.setAuthorizationCodeToken(hash: codeHash, tokenID: tokenID)
+    }
+    func deleteAuthorizationCodes(expiredBefore date: Date) throws(StorageError) -> Int {
+        try store.deleteAuthorizationCodes(expiredBefore: date)
+    }
 }

@@ -70,7 +70,7 @@ struct PageTests {
         #expect(line.hasPrefix("<article "))
         #expect(line.hasSuffix("</article>"))
         #expect(line.contains("id=\"post-17\""))
-        #expect(line.contains("<time datetime=\"2026-11-22T18:47:05Z\">"))
+        #expect(line.contains("<time class=\"dt-published\" datetime=\"2026-11-22T18:47:05Z\">"))
         #expect(line.contains("22 Nov 2026, 18:47 UTC"))
         #expect(line.contains("Titulek"))
         #expect(line.contains("Zde je text."))
@@ -104,9 +104,10 @@ struct PageTests {
         // The user's name, on the heading and in <title>.
         let page = PageRenderer.page(user: hostile, posts: [post(1, title: hostile, content: hostile)])
         #expect(!page.contains("<script>"))
-        // Heading, <title>, the post's title, its text, its link, and the
-        // feed link's address and title: escaped each time.
-        #expect(page.components(separatedBy: escaped).count == 8)
+        // Heading, <title>, the author's card (name and link), the post's
+        // title, its text, its link, and the feed link's address and title:
+        // escaped each time.
+        #expect(page.components(separatedBy: escaped).count == 10)
         #expect(page.components(separatedBy: "</h1>").count == 2, "a name cannot forge a second heading")
     }
 
@@ -136,7 +137,7 @@ struct PageTests {
     func lineBreaksBecomeBr(content: String, expected: String) {
         #expect(escapeMultiline(content) == expected)
         let line = postLine(post(1, content: content))
-        #expect(line.contains("<div class=\"content\">\(expected)</div>"))
+        #expect(line.contains("<div class=\"content e-content\">\(expected)</div>"))
     }
 
     @Test func eachPostStaysOneLine() {

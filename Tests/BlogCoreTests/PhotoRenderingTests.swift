@@ -20,7 +20,7 @@ struct PhotoRenderingTests {
     }
 
     static func thumbnail(_ photo: PostPhoto, base: String = "", alt: String = "") -> String {
-        "<a href=\"\(base)photos/\(photo.name).jpg\"><img src=\"\(base)photos/\(photo.name).t.jpg\" "
+        "<a href=\"\(base)photos/\(photo.name).jpg\"><img class=\"u-photo\" src=\"\(base)photos/\(photo.name).t.jpg\" "
             + "width=\"\(photo.thumbnailWidth)\" height=\"\(photo.thumbnailHeight)\" alt=\"\(alt)\" loading=\"lazy\"></a>"
     }
 
@@ -79,7 +79,7 @@ struct PhotoRenderingTests {
         let place = try Place(latitude: "50.08", longitude: "14.42")
         let line = text(PageRenderer.fragment(Self.post(photos: [Self.b, Self.a], place: place), user: "alice"))
         let figure = "<figure class=\"photos\">" + Self.thumbnail(Self.b) + Self.thumbnail(Self.a) + "</figure>"
-        #expect(line.contains("all places</a></p>" + figure + "<div class=\"content\">Text</div>"), "\(line)")
+        #expect(line.contains("all places</a></p>" + figure + "<div class=\"content e-content\">Text</div>"), "\(line)")
         #expect(!line.contains("\n"), "a post stays one line")
         let plain = text(PageRenderer.fragment(Self.post(photos: []), user: "alice"))
         #expect(!plain.contains("<figure"), "no photos, no figure")
@@ -124,7 +124,7 @@ struct PhotoRenderingTests {
             if let href = html.firstMatch(of: /<base href="([^"]*)">/)?.1 {
                 base = try #require(URL(string: String(href), relativeTo: base))
             }
-            let src = try #require(html.firstMatch(of: /<img src="([^"]*)"/)?.1)
+            let src = try #require(html.firstMatch(of: /<img class="u-photo" src="([^"]*)"/)?.1)
             let link = try #require(html.firstMatch(of: /<a href="(photos\/[^"]*)"/)?.1)
             #expect(URL(string: String(src), relativeTo: base)?.absoluteString
                     == "https://example.org/blog/photos/\(Self.a.name).t.jpg", "\(page.file)")

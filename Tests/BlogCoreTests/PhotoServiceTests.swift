@@ -90,13 +90,13 @@ struct PhotoServiceTests {
             let outcome = try post(fx, "newpost:alice:Holiday:Sea", photos: [second, first], &session)
             #expect(outcome.reply == .posted)
             let id = try #require(outcome.postID)
-            let figure = "<figure class=\"photos\"><a href=\"\(second.file)\"><img src=\"\(second.thumbnailFile)\""
+            let figure = "<figure class=\"photos\"><a href=\"\(second.file)\"><img class=\"u-photo\" src=\"\(second.thumbnailFile)\""
             #expect(try #require(fx.page("alice")).contains(figure))
             let own = try #require(fx.pages.read(file: PageRenderer.postFile(user: "alice", id: id)))
             #expect(own.contains(figure) && own.contains("<base href=\"../\">"))
             fx.service.writeIndex()
             let feed = try #require(fx.pages.read(file: PageRenderer.feedFile(user: "alice")))
-            #expect(feed.contains("&lt;img src=&quot;http://localhost/\(second.thumbnailFile)&quot;"))
+            #expect(feed.contains("&lt;img class=&quot;u-photo&quot; src=&quot;http://localhost/\(second.thumbnailFile)&quot;"))
             let site = try #require(fx.pages.read(file: PageRenderer.siteFeedFile))
             #expect(site.contains("http://localhost/\(first.file)"))
             // With a place too, and an edit keeps them.

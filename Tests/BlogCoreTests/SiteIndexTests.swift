@@ -103,7 +103,7 @@ struct SiteIndexTests {
             // blog of the full read (read again within the slack).
             #expect(storage.recentRows.load(ordering: .relaxed) - rows <= rendered + 1)
             let page = try #require(fx.pages.read(file: IndexPage.fileName))
-            #expect(page.contains("<li><a href=\"alice.html\">alice</a> · <a href=\"alice/"))
+            #expect(page.contains("<li class=\"h-card\"><a class=\"p-name u-url\" href=\"alice.html\">alice</a> · <a href=\"alice/"))
             #expect(page.contains("Post 5</a> · 5 posts"))
             #expect(page == (try fullIndex(fx.store)))
         }
@@ -121,7 +121,7 @@ struct SiteIndexTests {
             _ = try store.addPost(userID: fill0.id, title: "Back", content: "", at: dayAgo.addingTimeInterval(100_000))
             try index.write(.posts)
             page = try #require(pages.read(file: IndexPage.fileName))
-            #expect(page.contains("<li><a href=\"fill0.html\">fill0</a> · <a href=\"fill0/"))
+            #expect(page.contains("<li class=\"h-card\"><a class=\"p-name u-url\" href=\"fill0.html\">fill0</a> · <a href=\"fill0/"))
             #expect(!page.contains("href=\"fill1.html\""))
             #expect(page == (try fullIndex(store)))
             #expect(index.fullReadCount == 1)

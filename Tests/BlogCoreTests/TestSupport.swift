@@ -22,6 +22,9 @@ func fileNames(in folder: URL) throws -> [String] {
         // Spares (old pages kept to be written over) are hidden `.tmp` files.
         return !isFolder.boolValue && !name.hasSuffix(".atom") && !(name.hasPrefix(".") && name.contains(".atom."))
             && !(name.hasPrefix(".") && name.hasSuffix(".tmp"))
+            // The sitemap and robots.txt, site-wide like the index, are
+            // rewritten in the background after each change.
+            && !(name.hasPrefix("sitemap") && name.hasSuffix(".xml")) && name != SitemapFile.robotsFile
     }
 }
 

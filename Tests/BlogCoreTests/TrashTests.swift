@@ -81,7 +81,8 @@ struct TrashTests {
             #expect(fx.service.restorePost(try Username("alice"), id: placed, session: session) == .restored)
             let restored = try snapshot(fx)
             #expect(Set(restored.keys) == Set(before.keys).union(["bob.html", "bob.atom"]))
-            for (name, bytes) in before where name != IndexPage.fileName && name != PageRenderer.siteFeedFile {
+            for (name, bytes) in before where name != IndexPage.fileName && name != PageRenderer.siteFeedFile
+                && name != SitemapFile.fileName {
                 #expect(restored[name] == bytes, "\(name) as before the deletion")
             }
             #expect(fx.pages.contents(of: photo.file) == fakeJPEG(3_000, seed: 7))

@@ -15,8 +15,9 @@ struct GeoPostTests {
         #expect(try f.ask("newpost:alice:Indoors:no place[E];") == "post:OK[E];")
         let link = "https://www.openstreetmap.org/?mlat=50.0874654&amp;mlon=14.4212535#map=16/50.0874654/14.4212535"
         let page = try #require(f.page(of: "alice"))
-        #expect(page.contains("<p class=\"place\"><a href=\"\(link)\">📍 50.0874654, 14.4212535</a> · <a href=\"alice.map.html\">all places</a></p>"), "\(page)")
-        #expect(page.components(separatedBy: "class=\"place\"").count == 2, "only the placed post has a place")
+        #expect(page.contains("<p class=\"place p-location h-geo\"><a href=\"\(link)\">📍 <span class=\"p-latitude\">50.0874654</span>, "
+                             + "<span class=\"p-longitude\">14.4212535</span></a> · <a href=\"alice.map.html\">all places</a></p>"), "\(page)")
+        #expect(page.components(separatedBy: "class=\"place p-location h-geo\"").count == 2, "only the placed post has a place")
         let alice = try #require(try f.store.user(named: "alice"))
         let post = try #require(try f.store.posts(ofUserID: alice.id).last)
         #expect(post.place?.latitude == "50.0874654" && post.place?.longitude == "14.4212535")
@@ -48,7 +49,7 @@ struct GeoPostTests {
         #expect(try f.ask("newpost:erin:Indoors:no place[E];") == "post:OK[E];")
         f.service.writeIndex()
         #expect(!FileManager.default.fileExists(atPath: f.publicFolder.appendingPathComponent("erin.map.html").path))
-        #expect(try #require(f.page(of: "erin")).contains("class=\"place\"") == false)
+        #expect(try #require(f.page(of: "erin")).contains("class=\"place p-location h-geo\"") == false)
     }
 
     @Test func refusalsStoreNothing() throws {

@@ -46,8 +46,10 @@ enum Hostile {
     /// after registers and posts, and its temporary files) is left out.
     static func listing(_ folder: URL) -> Set<String> {
         Set(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
-            // The index and the feeds are written in the background.
+            // The index, the feeds, the sitemap and robots.txt are written in
+            // the background.
             $0 != "index.html" && !$0.hasPrefix(".index.html.") && !$0.hasSuffix(".atom") && !$0.contains(".atom.")
+                && !($0.hasPrefix("sitemap") && $0.hasSuffix(".xml")) && $0 != "robots.txt"
         })
     }
 

@@ -24,7 +24,7 @@ struct PhotoPostTests {
         #expect(outcome.reply == .posted)
         let id = try #require(outcome.postID)
         #expect(try f.store.posts(ids: [id]).first?.photos == [photo])
-        #expect(try #require(f.page(of: "alice")).contains("<img src=\"\(photo.thumbnailFile)\""))
+        #expect(try #require(f.page(of: "alice")).contains("<img class=\"u-photo\" src=\"\(photo.thumbnailFile)\""))
         // On a post already: refused, nothing stored.
         let again = try f.server.perform(.newPost(user: alice, title: Title("Again"), content: PostText(framed: "x")), photos: [photo.name], session: session)
         #expect(again.reply == .postRefused)

@@ -43,7 +43,7 @@ struct SeveralInstancesTests {
         var posts: [(id: Int, title: String)] = []
         for file in files {
             let page = try String(contentsOfFile: file, encoding: .utf8)
-            for match in page.matches(of: /<article class="post" id="post-(\d+)"><h2><a href="[^"]*">([^<]*)<\/a><\/h2>/) {
+            for match in page.matches(of: /<article class="post h-entry" id="post-(\d+)"><h2 class="p-name"><a class="u-url" href="[^"]*">([^<]*)<\/a><\/h2>/) {
                 posts.append((Int(match.output.1)!, String(match.output.2)))
             }
         }

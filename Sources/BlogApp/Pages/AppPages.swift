@@ -53,7 +53,8 @@ enum AppPages {
     }
 
     /// The login or register form.
-    static func account(register: Bool, name: String, error: String?, formToken: String, open: Bool) -> [UInt8] {
+    static func account(register: Bool, name: String, error: String?, formToken: String, open: Bool,
+                        next: String? = nil) -> [UInt8] {
         layout(register ? "Register" : "Log in", viewer: nil) { html in
             message(error, kind: "error", &html)
             if register && !open {
@@ -62,6 +63,12 @@ enum AppPages {
             }
             html.raw("<form method=\"post\" action=\"/app/\(register ? "register" : "login")\" class=\"app-form\">")
             csrfField(formToken, &html)
+            if let next {
+                // Where to go once in: an app's sign-in waiting (`WebClient.loginReturn`).
+                html.raw("<input type=\"hidden\" name=\"next\" value=\"")
+                html.text(next)
+                html.raw("\">")
+            }
             html.raw("<label for=\"name\">Name</label><input id=\"name\" name=\"name\" required maxlength=\"32\" autocapitalize=\"none\" autocomplete=\"username\" value=\"")
             html.text(name)
             html.raw("\"><label for=\"password\">Password</label><input id=\"password\" name=\"password\" type=\"password\" required ")

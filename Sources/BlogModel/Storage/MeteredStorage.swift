@@ -183,6 +183,35 @@ public struct MeteredStorage: BlogStorage {
     public func deleteTokens(expiredBefore date: Date) throws(StorageError) -> Int {
         try counted(try base.deleteTokens(expiredBefore: date))
     }
+    public func blogSettings(ofUserID userID: Int64) throws(StorageError) -> BlogSettings {
+        try counted(try base.blogSettings(ofUserID: userID))
+    }
+    public func setBlogSettings(_ settings: BlogSettings, ofUserID userID: Int64, at date: Date) throws(StorageError) {
+        try counted(try base.setBlogSettings(settings, ofUserID: userID, at: date))
+    }
+    public func newestPostsAndSettings(ofUserID userID: Int64) throws(StorageError)
+        -> (posts: [PostStub], settings: BlogSettings) {
+        try counted(try base.newestPostsAndSettings(ofUserID: userID))
+    }
+    public func sitemapPosts(after id: Int64, limit: Int) throws(StorageError) -> [SitemapPost] {
+        try counted(try base.sitemapPosts(after: id, limit: limit))
+    }
     public func ping() throws(StorageError) { try counted(try base.ping()) }
     public func close() throws(StorageError) { try counted(try base.close()) }
+    public func storeAuthorizationCode(_ code: AuthorizationCode) throws(StorageError) {
+        try counted(try base.storeAuthorizationCode(code))
+    }
+    public func authorizationCode(hash codeHash: String) throws(StorageError) -> AuthorizationCode? {
+        try counted(try base.authorizationCode(hash: codeHash))
+    }
+    public func claimAuthorizationCode(hash codeHash: String, at date: Date) throws(StorageError) -> AuthorizationCodeClaim {
+        try counted(try base.claimAuthorizationCode(hash: codeHash, at: date))
+    }
+    public func setAuthorizationCodeToken(hash codeHash: String, tokenID: Int64) throws(StorageError) {
+        try counted(try base.setAuthorizationCodeToken(hash: codeHash, tokenID: tokenID))
+    }
+    @discardableResult
+    public func deleteAuthorizationCodes(expiredBefore date: Date) throws(StorageError) -> Int {
+        try counted(try base.deleteAuthorizationCodes(expiredBefore: date))
+    }
 }
