@@ -3,7 +3,7 @@ import BlogWire
 import Foundation
 import GRDB
 
-/// Blog settings in SQLite (`blog_settings`, migration v14): one row per
+/// Blog settings in SQLite (`blog_settings`, migration v15): one row per
 /// user that set any, going with the user by cascade.
 extension SQLiteStore {
     public func blogSettings(ofUserID userID: Int64) throws(StorageError) -> BlogSettings {
