@@ -16,7 +16,7 @@ enum WebmentionSetup {
     /// The sender, started, woken by the service after each change of a
     /// post; its sources are the posts' pages under `base_url`.
     static func startSender(_ settings: BlogConfig, store: any BlogStorage, service: BlogService) -> WebmentionSender {
-        let fetcher = OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: settings.fetchPrivateAddresses))
+        let fetcher = OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: settings.outgoingAllowPrivate))
         let sender = WebmentionSender(storage: store, http: FetcherHTTP(fetcher), baseURL: settings.effectiveBaseURL)
         service.webmentionsQueued { sender.wake() }
         sender.start()
@@ -26,6 +26,6 @@ enum WebmentionSetup {
     /// The fetcher of photos by URL: at most the upload limit.
     static func photoFetcher(_ settings: BlogConfig, maxBytes: Int) -> any OutgoingHTTP {
         FetcherHTTP(OutgoingFetcher(settings: FetchSettings(maxBytes: maxBytes,
-                                                            allowPrivateAddresses: settings.fetchPrivateAddresses)))
+                                                            allowPrivateAddresses: settings.outgoingAllowPrivate)))
     }
 }

@@ -304,7 +304,7 @@ struct ConfigLoaderTests {
         "login_failures_allowed": "2", "login_failure_window": "20", "login_lockout": "40", "log_level": #""debug""#,
         "https_port": "8443", "tls_certificate": #""/etc/blogd/cert.pem""#, "tls_key": #""/etc/blogd/key.pem""#,
         "http_redirect_https": "true", "web_client": "false",
-        "webmention_send": "false", "fetch_private_addresses": "true",
+        "webmention_send": "false", "outgoing_allow_private": "true",
     ]
 
     /// What a key needs beside it to be valid at all: set with those, it

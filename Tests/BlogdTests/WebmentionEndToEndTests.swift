@@ -54,7 +54,7 @@ struct WebmentionEndToEndTests {
         #expect(refused.status == 400 && refused.body.contains("may not reach"), "\(refused.body)")
         _ = server.stop()
 
-        (server, http) = try serve(["BLOGD_FETCH_PRIVATE_ADDRESSES": "true"])
+        (server, http) = try serve(["BLOGD_OUTGOING_ALLOW_PRIVATE": "true"])
         defer { _ = server.stop() }
         let target = receiver.url("/a/post")
         let created = try micropub(http, token, ["h=entry", "content=Replying to \(target)",

@@ -46,7 +46,7 @@ public struct BlogConfig: Sendable, Equatable {
     public var webmentionSend = true
     /// Outgoing requests (Webmentions, photos by URL) may reach loopback,
     /// private and link-local addresses: for tests and private networks.
-    public var fetchPrivateAddresses = false
+    public var outgoingAllowPrivate = false
     /// Serve the metrics (`/metrics`, Prometheus text) on this port (off
     /// when nil; 0 picks any free port), on a listener of their own.
     public var metricsPort: Int?

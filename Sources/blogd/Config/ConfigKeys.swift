@@ -51,8 +51,8 @@ public enum ConfigKeys {
             "\($0.webClient)"
         },
         Key(name: "webmention_send", summary: "send Webmentions to the pages posts link to") { "\($0.webmentionSend)" },
-        Key(name: "fetch_private_addresses", summary: "outgoing requests may reach loopback and private addresses") {
-            "\($0.fetchPrivateAddresses)"
+        Key(name: "outgoing_allow_private", summary: "outgoing fetches may reach loopback and private addresses") {
+            "\($0.outgoingAllowPrivate)"
         },
         Key(name: "metrics_port", summary: "serve Prometheus /metrics on this port (off when unset)") {
             $0.metricsPort.map(String.init) ?? "off"

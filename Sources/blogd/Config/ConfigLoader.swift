@@ -148,7 +148,7 @@ public enum ConfigLoader {
         config.httpRedirectHTTPS = try bool(reader, "http_redirect_https", config.httpRedirectHTTPS)
         config.webClient = try bool(reader, "web_client", config.webClient)
         config.webmentionSend = try bool(reader, "webmention_send", config.webmentionSend)
-        config.fetchPrivateAddresses = try bool(reader, "fetch_private_addresses", config.fetchPrivateAddresses)
+        config.outgoingAllowPrivate = try bool(reader, "outgoing_allow_private", config.outgoingAllowPrivate)
         if config.httpsPort != nil && (config.tlsCertificate == nil || config.tlsKey == nil) {
             throw ConfigLoadError.invalidValue(key: "https_port", reason: "HTTPS needs tls_certificate and tls_key")
         }
