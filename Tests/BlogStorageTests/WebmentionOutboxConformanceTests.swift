@@ -107,6 +107,33 @@ struct WebmentionOutboxConformanceTests {
         }
     }
 
+    /// The rows are part of the post's own commit: an insert or an edit
+    /// that rolls back (a photo it cannot have, a suspended author) leaves
+    /// none.
+    @Test(arguments: Backend.available) func aChangeThatRollsBackQueuesNothing(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            store.queueWebmentions(with: links)
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            let missing = String(repeating: "ab", count: 16)
+            #expect(throws: StorageError.unknownPhoto) {
+                _ = try store.insertPost(userID: alice.id, title: "t", content: "https://a.example/", weight: 1, place: nil,
+                                         photos: [missing], at: t0, layout: PageLayout(pageSize: 50))
+            }
+            let post = try store.addPost(userID: alice.id, title: "t", content: "plain", at: t0)
+            #expect(throws: StorageError.unknownPhoto) {
+                _ = try store.editPost(id: post.id, ofUserID: alice.id,
+                                       PostEdit(title: "t", content: "https://b.example/",
+                                                photos: [PhotoAttachment(name: missing, alt: "")]),
+                                       weight: 1, photoWeight: { _ in 0 }, at: t0)
+            }
+            try store.setSuspended(userID: alice.id, true, at: t0)
+            #expect(throws: StorageError.unknownUser) {
+                _ = try store.addPost(userID: alice.id, title: "t", content: "https://c.example/", at: t0)
+            }
+            #expect(try targets(store).isEmpty)
+        }
+    }
+
     /// Claims racing on many threads each get rows no other claim got.
     @Test(arguments: Backend.available) func concurrentClaimsNeverShareARow(_ backend: Backend) throws {
         try backend.withStore { (store: any BlogStorage) throws in
