@@ -35,6 +35,11 @@
 -- on no post, marked with trashed_post_id, until it is restored or purged
 -- (the row deleted, its photos by cascade). The writer runs with
 -- secure_delete on, so purged text does not linger in freed pages.
+-- Tags: posts.categories keeps the tags given beside a post's text
+-- (Micropub category, the web form's field; space separated, lower case);
+-- its text's hashtags are tags too (the rule: Sources/BlogModel/Hashtags.swift).
+-- post_tags holds every tag of every post, written in the transaction that
+-- writes the post (insert, edit, restore), gone with it by cascade.
 
 CREATE TABLE users (
     id            INTEGER PRIMARY KEY,
@@ -53,7 +58,7 @@ CREATE TABLE posts (
     page       INTEGER NOT NULL CHECK (page >= 1),
     weight     INTEGER NOT NULL CHECK (weight >= 0),
     updated_at TEXT
-, latitude TEXT, longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL)), photos TEXT NOT NULL DEFAULT '', content_html TEXT);
+, latitude TEXT, longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL)), photos TEXT NOT NULL DEFAULT '', content_html TEXT, categories TEXT NOT NULL DEFAULT '');
 
 CREATE INDEX posts_by_user ON posts(user_id, page, id, weight, updated_at);
 CREATE INDEX posts_placed ON posts(user_id, page, id) WHERE latitude IS NOT NULL;
@@ -130,7 +135,7 @@ CREATE TABLE trashed_posts (
     longitude  TEXT,
     photos     TEXT    NOT NULL,
     trashed_at TEXT    NOT NULL
-, content_html TEXT);
+, content_html TEXT, categories TEXT NOT NULL DEFAULT '');
 
 CREATE INDEX trashed_posts_by_user ON trashed_posts(user_id, trashed_at);
 CREATE INDEX trashed_posts_by_time ON trashed_posts(trashed_at);
@@ -141,3 +146,12 @@ CREATE TABLE site_values (
     key   TEXT NOT NULL PRIMARY KEY,
     value TEXT NOT NULL
 ) WITHOUT ROWID;
+
+CREATE TABLE post_tags (
+    post_id INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+    tag     TEXT    NOT NULL CHECK (length(tag) BETWEEN 1 AND 256),
+    user_id INTEGER NOT NULL,
+    PRIMARY KEY (post_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX post_tags_by_tag ON post_tags(tag, post_id);
+CREATE INDEX post_tags_by_blog ON post_tags(user_id, tag, post_id);

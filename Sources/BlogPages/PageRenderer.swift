@@ -46,7 +46,14 @@ public enum PageRenderer {
         appendPhotos(post.photos, base: "", to: &out)
         out += contentStart
         LinkedText.append(post.content, to: &out)
-        out += articleEnd
+        if post.categories.isEmpty {
+            out += articleEnd
+        } else {
+            // After the text, not in it (its microformats' e-content).
+            out += contentEnd
+            appendTags(post.categories, content: post.content, to: &out)
+            out += postEnd
+        }
         return out
     }
 
@@ -217,6 +224,8 @@ public enum PageRenderer {
     private static let datesEnd = Array("</time></p>".utf8)
     private static let contentStart = Array("<div class=\"content\">".utf8)
     private static let articleEnd = Array("</div></article>".utf8)
+    private static let contentEnd = Array("</div>".utf8)
+    private static let postEnd = Array("</article>".utf8)
 
     private static let documentStart = Array("""
         <!DOCTYPE html>

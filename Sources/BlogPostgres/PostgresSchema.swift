@@ -180,6 +180,7 @@ public enum PostgresSchema {
             ALTER TABLE posts ADD COLUMN content_html text;
             ALTER TABLE trashed_posts ADD COLUMN content_html text;
             """),
+        Migration(version: 12, name: "tags", sql: PostgresSchema.tags),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

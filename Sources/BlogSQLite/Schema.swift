@@ -249,6 +249,10 @@ enum Schema {
         migrator.registerMigration("v13-content-html") { db in
             try db.execute(sql: contentHTML)
         }
+        migrator.registerMigration("v14-tags") { db in
+            try db.execute(sql: tags)
+            try tagExistingPosts(db)
+        }
         return migrator
     }
 }

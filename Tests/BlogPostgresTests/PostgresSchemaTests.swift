@@ -50,7 +50,7 @@ struct PostgresSchemaTests {
         let tables = try cluster.psql(database: reference, """
             SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1
             """)
-        #expect(tables.split(separator: "\n") == ["access_tokens", "deleted_posts", "leases", "login_failures", "photos", "post_tokens", "posts", "site_values",
+        #expect(tables.split(separator: "\n") == ["access_tokens", "deleted_posts", "leases", "login_failures", "photos", "post_tags", "post_tokens", "posts", "site_values",
                                                     "trashed_posts", "users"])
         #expect(expected[3].contains("users_name_key"), "the unique index on lower(name)")
         for (have, want) in zip(migrated, expected) {
@@ -80,7 +80,7 @@ struct PostgresSchemaTests {
         try openStore(url).close()
         let versions = try PostgresCluster.shared().psql(database: PostgresCluster.databaseName(url),
                                                          "SELECT version FROM schema_migrations ORDER BY version")
-        #expect(versions.split(separator: "\n") == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"])
+        #expect(versions.split(separator: "\n") == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"])
     }
 
     /// A database made before posts kept their HTML source (migration 8)
@@ -146,6 +146,33 @@ struct PostgresSchemaTests {
         #expect(try store.photoData(name: photo.name)?.image == [0xFF, 0xD8, 0xFF, 0xD9])
     }
 
+    /// A database from before tags (migration 11): its posts' hashtags
+    /// become their tags in migration 12, by the rule's regular expression.
+    @Test func postsFromBeforeTagsGetTheirHashtags() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try freshDatabase()
+        let database = PostgresCluster.databaseName(url)
+        let old = PostgresSchema.migrations.filter { $0.version <= 11 }
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("v11-\(UUID().uuidString).sql")
+        defer { try? FileManager.default.removeItem(at: script) }
+        try (old.map(\.sql).joined(separator: "\n") + "\n" + PostgresSchema.bookkeeping + ";\n"
+             + old.map { "INSERT INTO schema_migrations (version, name) VALUES (\($0.version), '\($0.name)');" }
+                .joined(separator: "\n")).write(to: script, atomically: true, encoding: .utf8)
+        try cluster.psql(database: database, file: script)
+        try cluster.psql(database: database, """
+            INSERT INTO users (name, password_hash, created_at) VALUES ('alice', 'h', '2027-01-15 08:00:00+00');
+            INSERT INTO posts (user_id, title, content, created_at, page, weight) VALUES
+                (1, 'a', 'Old #Swift and #swift, #1, #foo-https://x.org', '2027-01-15 08:00:00+00', 1, 1),
+                (1, 'b', 'no tags', '2027-01-15 08:00:00+00', 1, 1),
+                (1, 'c', '(#linux) https://x.org/#frag #x_', '2027-01-15 08:00:00+00', 1, 1);
+            """)
+        let store = try openStore(url)
+        defer { try? store.close() }
+        let tags = try cluster.psql(database: database, "SELECT post_id || ':' || tag FROM post_tags ORDER BY 1")
+        #expect(tags.split(separator: "\n") == ["1:swift", "3:linux", "3:x"])
+        #expect(try store.taggedPosts("linux", ofUserID: 1, before: nil, limit: 9).map(\.post.id) == [3])
+    }
+
     /// Instances that start together on a new database migrate it once,
     /// one waiting for the other.
     @Test func concurrentStartsMigrateOnce() throws {
@@ -159,7 +186,7 @@ struct PostgresSchemaTests {
         #expect(failures.all.isEmpty)
         let versions = try PostgresCluster.shared().psql(database: PostgresCluster.databaseName(url),
                                                          "SELECT version FROM schema_migrations ORDER BY version")
-        #expect(versions.split(separator: "\n") == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"])
+        #expect(versions.split(separator: "\n") == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"])
     }
 
     @Test func constraintsHold() throws {

@@ -173,7 +173,8 @@ public struct Micropub: WebApplication {
         for (index, alt) in alts.enumerated() where photos[index].alt.isEmpty { photos[index].alt = alt }
         let command: Request = place.map { .geoPost(user: author, place: $0, title: title, content: text) }
             ?? .newPost(user: author, title: title, content: text)
-        let outcome = backend.perform(command, PostExtras(photos: photos, contentHTML: html), session)
+        let categories = try Self.checkedCategories(entry.categories)
+        let outcome = backend.perform(command, PostExtras(photos: photos, contentHTML: html, categories: categories), session)
         guard outcome.reply == .posted, let id = outcome.postID else { throw failure(outcome.reply) }
         return WebResponse(status: .created, headers: [.location: url(of: user.name, id), .cacheControl: "no-store"])
     }
@@ -198,8 +199,10 @@ public struct Micropub: WebApplication {
         let photos = try editedPhotos(post, update)
         let place = try editedPlace(update)
         let (newTitle, newContent) = try checked(title: name, content: content)
-        let extras = PostExtras(photos: photos, contentHTML: try html.map(Self.checkedHTML), place: place)
+        let extras = PostExtras(photos: photos, contentHTML: try html.map(Self.checkedHTML), place: place,
+                                categories: try editedCategories(post, update))
         let unchanged = newTitle.value == post.title && newContent.value == post.content && extras.contentHTML == post.contentHTML
+            && (extras.categories == nil || extras.categories == post.categories)
             && (photos == nil || photos == post.photos.map { PhotoAttachment(name: $0.name, alt: $0.alt) })
             && (place == .keep || place == (post.place.map(PlaceEdit.set) ?? .remove))
         guard !unchanged else { return WebResponse(status: .noContent) }
@@ -289,6 +292,9 @@ public struct Micropub: WebApplication {
             "url": [url(of: user.name, post.id)],
         ]
         if let place = post.place { properties["location"] = ["geo:\(place.latitude),\(place.longitude)"] }
+        // Every tag: the text's hashtags and those given beside it.
+        let tags = post.tags
+        if !tags.isEmpty { properties["category"] = tags }
         if let updated = post.updatedAt { properties["updated"] = [updated.formatted(.iso8601)] }
         if !post.photos.isEmpty {
             properties["photo"] = post.photos.map { photo -> Any in
