@@ -151,7 +151,7 @@ public final class BlogService: Sendable {
     public var postsToTakeBack: Int { takeBack.pending }
 
     /// Names whose page file or folder the server itself uses.
-    public static let reservedNames: Set<String> = ["index", PostPhoto.folder]
+    public static let reservedNames: Set<String> = ["index", PostPhoto.folder, "tags", "search"]
 
     /// Parses one message body and carries it out.
     public func handle(message body: [UInt8], session: inout Session) -> Outcome {

@@ -40,3 +40,37 @@ extension PageRenderer {
     private static let tagLinkEnd = Array("</a>".utf8)
     private static let tagsEnd = Array("</p>".utf8)
 }
+
+extension PageRenderer {
+    /// The page of `tag`: across blogs, or `user`'s blog only; `posts`
+    /// newest first, each under its author's name; `older` the id the
+    /// next page starts below (nil on the last). Served at `tagPage` (one
+    /// folder down, so its links go through `<base href="../">` as a
+    /// post's page's do).
+    public static func tagPage(tag: String, user: String?, posts: [AuthoredPost], older: Int64?,
+                               head: [UInt8] = []) -> [UInt8] {
+        let fragments = posts.map { authored -> [UInt8] in
+            var line = bylineStart
+            HTMLEscape.append(mainFile(user: authored.author), to: &line)
+            line += bylineMiddle
+            HTMLEscape.append(authored.author, to: &line)
+            line += bylineEnd
+            return line + fragment(authored.post, user: authored.author)
+        }
+        var nav: [(href: String, text: String)] = []
+        if let older { nav.append((tagPage(tag, user: user) + (user == nil ? "?" : "&") + "before=\(older)", "Older posts")) }
+        if let user {
+            nav.append((mainFile(user: user), "\(user)’s blog"))
+            nav.append((tagPage(tag), "#\(tag) on all blogs"))
+        }
+        nav.append((IndexPage.fileName, "All blogs"))
+        let title = "#\(tag)" + (user.map { " – \($0)" } ?? " – all blogs")
+        return document(title: title, heading: "#\(tag)", fragments: fragments.isEmpty ? [noTaggedPosts] : fragments,
+                        nav: nav, feeds: [(tagFeed(tag, user: user), "\(title) (Atom)")], base: "../", head: head)
+    }
+
+    private static let bylineStart = Array("<p class=\"byline\"><a href=\"".utf8)
+    private static let bylineMiddle = Array("\">".utf8)
+    private static let bylineEnd = Array("</a></p>".utf8)
+    private static let noTaggedPosts = Array("<p class=\"empty\">No posts with this tag.</p>".utf8)
+}

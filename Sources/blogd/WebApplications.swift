@@ -21,6 +21,7 @@ extension Serve {
             maxTextBytes: settings.maxMessageBytes,
             setPassword: { user, password in try service.setPassword(user.value, to: password) })
         backend.isRegistrationOpen = { [service] in service.registrationOpen }
-        return ApplicationSet([WebClient(backend: backend), Micropub(backend: backend, baseURL: settings.effectiveBaseURL)])
+        return ApplicationSet([WebClient(backend: backend), Micropub(backend: backend, baseURL: settings.effectiveBaseURL)]
+                              + readingApplications(store: store, service: service))
     }
 }
