@@ -200,3 +200,11 @@ SELECT id, tag, user_id FROM (
     WHERE p.content LIKE '%#%' AND t.tag ~ '[[:alpha:]]' AND char_length(t.tag) <= 64
     GROUP BY p.id, p.user_id, t.tag
 ) found WHERE k <= 20;
+
+-- Migration 13.
+-- Search: each post's title and text as a tsvector ('simple':
+-- words in lower case, no stemming), kept by the database, and
+-- its GIN index.
+ALTER TABLE posts ADD COLUMN search tsvector
+    GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, title || ' ' || content)) STORED;
+CREATE INDEX posts_search ON posts USING gin (search);

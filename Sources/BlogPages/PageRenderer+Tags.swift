@@ -49,14 +49,7 @@ extension PageRenderer {
     /// post's page's do).
     public static func tagPage(tag: String, user: String?, posts: [AuthoredPost], older: Int64?,
                                head: [UInt8] = []) -> [UInt8] {
-        let fragments = posts.map { authored -> [UInt8] in
-            var line = bylineStart
-            HTMLEscape.append(mainFile(user: authored.author), to: &line)
-            line += bylineMiddle
-            HTMLEscape.append(authored.author, to: &line)
-            line += bylineEnd
-            return line + fragment(authored.post, user: authored.author)
-        }
+        let fragments = posts.map { byline($0.author) + fragment($0.post, user: $0.author) }
         var nav: [(href: String, text: String)] = []
         if let older { nav.append((tagPage(tag, user: user) + (user == nil ? "?" : "&") + "before=\(older)", "Older posts")) }
         if let user {
@@ -66,11 +59,9 @@ extension PageRenderer {
         nav.append((IndexPage.fileName, "All blogs"))
         let title = "#\(tag)" + (user.map { " – \($0)" } ?? " – all blogs")
         return document(title: title, heading: "#\(tag)", fragments: fragments.isEmpty ? [noTaggedPosts] : fragments,
-                        nav: nav, feeds: [(tagFeed(tag, user: user), "\(title) (Atom)")], base: "../", head: head)
+                        nav: nav, feeds: [(tagFeed(tag, user: user), "\(title) (Atom)")], base: "../", head: head,
+                        searchBlog: user)
     }
 
-    private static let bylineStart = Array("<p class=\"byline\"><a href=\"".utf8)
-    private static let bylineMiddle = Array("\">".utf8)
-    private static let bylineEnd = Array("</a></p>".utf8)
     private static let noTaggedPosts = Array("<p class=\"empty\">No posts with this tag.</p>".utf8)
 }

@@ -91,7 +91,7 @@ public enum PageRenderer {
         var nav = olderArchive.map { [(archiveFile(user: user, number: $0), "Older posts")] } ?? []
         nav.append((IndexPage.fileName, "All blogs"))
         return document(title: "\(user) – blog", heading: user, fragments: fragments.isEmpty ? [noPosts] : fragments,
-                        nav: nav, feeds: feeds(user: user), head: head)
+                        nav: nav, feeds: feeds(user: user), head: head, searchBlog: user)
     }
 
     /// Archive page `number` of `user`: the posts of page group `number`.
@@ -100,7 +100,8 @@ public enum PageRenderer {
         if number > 1 { nav.append((archiveFile(user: user, number: number - 1), "Older posts")) }
         nav.append((IndexPage.fileName, "All blogs"))
         return document(title: "\(user) (\(number)) – blog", heading: "\(user) · archive \(number)",
-                        fragments: fragments.isEmpty ? [noPosts] : fragments, nav: nav, feeds: feeds(user: user), head: head)
+                        fragments: fragments.isEmpty ? [noPosts] : fragments, nav: nav, feeds: feeds(user: user), head: head,
+                        searchBlog: user)
     }
 
     /// A post's own page, at a URL that never changes (`postFile`): the
@@ -114,7 +115,7 @@ public enum PageRenderer {
         nav.append((mainFile(user: user), "\(user)’s blog"))
         nav.append((IndexPage.fileName, "All blogs"))
         return document(title: "\(title) – \(user)", heading: user, fragments: [fragment], nav: nav,
-                        feeds: feeds(user: user), base: "../", head: head)
+                        feeds: feeds(user: user), base: "../", head: head, searchBlog: user)
     }
 
     /// The Micropub endpoint, relative to the public folder's root (post
@@ -172,7 +173,7 @@ public enum PageRenderer {
     /// heading line, one line per fragment, optional navigation, footer.
     static func document(title: String, heading: String, fragments: [[UInt8]], nav: [(href: String, text: String)],
                          feeds: [(href: String, title: String)] = [], base: String? = nil,
-                         head: [UInt8] = []) -> [UInt8] {
+                         head: [UInt8] = [], searchForm: Bool = true, searchBlog: String? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(fragments.reduce(800) { $0 + $1.count + 1 })
         out += documentStart
@@ -209,6 +210,10 @@ public enum PageRenderer {
                 out += linkEnd
             }
             out += navEnd
+        }
+        if searchForm {
+            appendSearchForm(blog: searchBlog, to: &out)
+            out.append(UInt8(ascii: "\n"))
         }
         out += documentEnd
         return out

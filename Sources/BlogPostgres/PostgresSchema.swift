@@ -181,6 +181,7 @@ public enum PostgresSchema {
             ALTER TABLE trashed_posts ADD COLUMN content_html text;
             """),
         Migration(version: 12, name: "tags", sql: PostgresSchema.tags),
+        Migration(version: 13, name: "search", sql: PostgresSchema.search),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

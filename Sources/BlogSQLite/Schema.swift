@@ -253,6 +253,9 @@ enum Schema {
             try db.execute(sql: tags)
             try tagExistingPosts(db)
         }
+        migrator.registerMigration("v15-search") { db in
+            try db.execute(sql: search)
+        }
         return migrator
     }
 }

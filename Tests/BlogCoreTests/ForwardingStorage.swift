@@ -81,6 +81,10 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
                      limit: Int) throws(StorageError) -> [AuthoredPost] {
         try store.taggedPosts(tag, ofUserID: userID, before: before, limit: limit)
     }
+    func searchPosts(_ query: SearchQuery, ofUserID userID: Int64?, offset: Int,
+                     limit: Int) throws(StorageError) -> [AuthoredPost] {
+        try store.searchPosts(query, ofUserID: userID, offset: offset, limit: limit)
+    }
     func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading] {
         try store.postHeadings(ofUserID: userID, limit: limit)
     }

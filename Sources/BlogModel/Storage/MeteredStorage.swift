@@ -120,6 +120,10 @@ public struct MeteredStorage: BlogStorage {
                             limit: Int) throws(StorageError) -> [AuthoredPost] {
         try counted(try base.taggedPosts(tag, ofUserID: userID, before: before, limit: limit))
     }
+    public func searchPosts(_ query: SearchQuery, ofUserID userID: Int64?, offset: Int,
+                            limit: Int) throws(StorageError) -> [AuthoredPost] {
+        try counted(try base.searchPosts(query, ofUserID: userID, offset: offset, limit: limit))
+    }
     public func storePhoto(_ photo: PostPhoto, userID: Int64, image: [UInt8], thumbnail: [UInt8],
                            at date: Date) throws(StorageError) {
         try counted(try base.storePhoto(photo, userID: userID, image: image, thumbnail: thumbnail, at: date))
