@@ -40,8 +40,9 @@
 -- its text's hashtags are tags too (the rule: Sources/BlogModel/Hashtags.swift).
 -- post_tags holds every tag of every post, written in the transaction that
 -- writes the post (insert, edit, restore), gone with it by cascade.
--- Search: posts_search is an FTS5 index of the posts' titles and texts
--- (external content: read from posts), kept in step by triggers.
+-- Search: posts_search is an FTS5 index of the posts' titles, texts and
+-- blog ('u' and the user's id), its content read through the view
+-- posts_search_source (external content), kept in step by triggers.
 
 CREATE TABLE users (
     id            INTEGER PRIMARY KEY,
@@ -158,14 +159,17 @@ CREATE TABLE post_tags (
 CREATE INDEX post_tags_by_tag ON post_tags(tag, post_id);
 CREATE INDEX post_tags_by_blog ON post_tags(user_id, tag, post_id);
 
-CREATE VIRTUAL TABLE posts_search USING fts5(title, content, content='posts', content_rowid='id');
+CREATE VIEW posts_search_source AS SELECT id, title, content, 'u' || user_id AS blog FROM posts;
+CREATE VIRTUAL TABLE posts_search USING fts5(title, content, blog, content='posts_search_source', content_rowid='id');
 CREATE TRIGGER posts_search_insert AFTER INSERT ON posts BEGIN
-    INSERT INTO posts_search (rowid, title, content) VALUES (new.id, new.title, new.content);
+    INSERT INTO posts_search (rowid, title, content, blog) VALUES (new.id, new.title, new.content, 'u' || new.user_id);
 END;
 CREATE TRIGGER posts_search_delete AFTER DELETE ON posts BEGIN
-    INSERT INTO posts_search (posts_search, rowid, title, content) VALUES ('delete', old.id, old.title, old.content);
+    INSERT INTO posts_search (posts_search, rowid, title, content, blog)
+    VALUES ('delete', old.id, old.title, old.content, 'u' || old.user_id);
 END;
-CREATE TRIGGER posts_search_update AFTER UPDATE OF title, content ON posts BEGIN
-    INSERT INTO posts_search (posts_search, rowid, title, content) VALUES ('delete', old.id, old.title, old.content);
-    INSERT INTO posts_search (rowid, title, content) VALUES (new.id, new.title, new.content);
+CREATE TRIGGER posts_search_update AFTER UPDATE OF title, content, user_id ON posts BEGIN
+    INSERT INTO posts_search (posts_search, rowid, title, content, blog)
+    VALUES ('delete', old.id, old.title, old.content, 'u' || old.user_id);
+    INSERT INTO posts_search (rowid, title, content, blog) VALUES (new.id, new.title, new.content, 'u' || new.user_id);
 END;

@@ -54,7 +54,7 @@ struct SchemaTests {
                                              "posts", "posts_by_user", "posts_placed", "posts_search",
                                              "posts_search_config", "posts_search_data", "posts_search_delete",
                                              "posts_search_docsize", "posts_search_idx", "posts_search_insert",
-                                             "posts_search_update", "site_values",
+                                             "posts_search_source", "posts_search_update", "site_values",
                                              "trashed_posts", "trashed_posts_by_time", "trashed_posts_by_user",
                                              "users", "users_by_activity"])
             #expect(migrated == expected)

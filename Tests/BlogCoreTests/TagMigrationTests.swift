@@ -6,8 +6,8 @@ import BlogModel
 @testable import BlogSQLite
 
 /// A database from before tags: its posts' hashtags become their tags
-/// when it is opened (migration v14).
-@Suite("Tag migration")
+/// when it is opened (migration v14), and they are found by search (v15).
+@Suite("Tag and search migration")
 struct TagMigrationTests {
     @Test func postsFromBeforeTagsGetTheirHashtags() throws {
         try withTemporaryFolder { (folder: URL) throws in
@@ -32,6 +32,10 @@ struct TagMigrationTests {
             #expect(try store.taggedPosts("linux", ofUserID: 1, before: nil, limit: 9).map(\.post.id) == [3])
             #expect(try store.taggedPosts("frag", ofUserID: nil, before: nil, limit: 9).isEmpty)
             #expect(try store.posts(ids: [1]).first?.categories == [])
+            // v15 indexed them for search too.
+            let titled = try store.searchPosts(try SearchQuery("old"), ofUserID: nil, offset: 0, limit: 9)
+            #expect(Set(titled.map(\.post.id)) == [1, 2, 3])
+            #expect(try store.searchPosts(try SearchQuery("tags"), ofUserID: 1, offset: 0, limit: 9).map(\.post.id) == [2])
         }
     }
 }

@@ -171,6 +171,8 @@ struct PostgresSchemaTests {
         let tags = try cluster.psql(database: database, "SELECT post_id || ':' || tag FROM post_tags ORDER BY 1")
         #expect(tags.split(separator: "\n") == ["1:swift", "3:linux", "3:x"])
         #expect(try store.taggedPosts("linux", ofUserID: 1, before: nil, limit: 9).map(\.post.id) == [3])
+        // Migration 13's generated column indexed them for search.
+        #expect(try store.searchPosts(try SearchQuery("tags"), ofUserID: nil, offset: 0, limit: 9).map(\.post.id) == [2])
     }
 
     /// Instances that start together on a new database migrate it once,
