@@ -1,7 +1,6 @@
 import BlogCore
 import BlogTestSupport
 import Foundation
-import GRDB
 import Testing
 import BlogModel
 @testable import BlogPostgres
@@ -45,13 +44,7 @@ struct SearchBenchmark {
                 let rows = Array(all[batch..<min(all.count, batch + 5_000)])
                 switch store {
                 case let sqlite as SQLiteStore:
-                    try sqlite.pool.write { db in
-                        let insert = try db.makeStatement(sql: """
-                            INSERT INTO posts (user_id, title, content, created_at, page, weight)
-                            VALUES (?, ?, ?, '2027-01-15 08:00:00.000', 1, 100)
-                            """)
-                        for row in rows { try insert.execute(arguments: [row.user, row.title, row.content]) }
-                    }
+                    try sqlite.bulkInsertPosts(rows, at: t0)
                 case let postgres as PostgresStore:
                     try postgres.execute("""
                         INSERT INTO posts (user_id, title, content, created_at, page, weight)
