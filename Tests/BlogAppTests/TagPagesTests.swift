@@ -48,6 +48,8 @@ struct TagPagesTests {
         #expect(alice.text.contains("href=\"tags/swift\">#swift on all blogs</a>"))
         #expect(get("/tags/nothing").text.contains("No posts with this tag."))
         #expect(get("/tags/swift?blog=nobody").status == .notFound)
+        try app.blog.service.moderateSuspend("alice", true)
+        #expect(get("/tags/swift?blog=alice").text.contains("Swift one"), "a suspended blog stays readable")
         #expect(get("/tags/swift?blog=a.b").status == .notFound)
         #expect(get("/tags/%3Cb%3E").status == .notFound)
         #expect(get("/tags/%23swift").status == .notFound)

@@ -101,7 +101,8 @@ public struct SearchPages: WebApplication {
         }
         ask.text = String((form["q"] ?? "").prefix(SearchQuery.maxBytes * 2))
         if let name = form["blog"], !name.isEmpty {
-            guard let username = try? Username(name), let user = try storage.user(named: username.value), !user.suspended else {
+            // A suspended user's blog stays readable, and searchable.
+            guard let username = try? Username(name), let user = try storage.user(named: username.value) else {
                 ask.problem = (.notFound, "No such blog.")
                 return ask
             }

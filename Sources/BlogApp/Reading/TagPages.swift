@@ -72,8 +72,8 @@ public struct TagPages: WebApplication {
         do {
             var userID: Int64?, user: String?
             if let name = form["blog"] {
-                guard let username = try? Username(name), let found = try storage.user(named: username.value),
-                      !found.suspended else {
+                // A suspended user's blog stays readable, its tag pages too.
+                guard let username = try? Username(name), let found = try storage.user(named: username.value) else {
                     return Self.plain(.notFound, "No such blog.\n")
                 }
                 (userID, user) = (found.id, found.name)
