@@ -48,7 +48,7 @@ public enum LinkedText {
     /// exactly the bytes its text takes.
     private static func render(_ bytes: [UInt8], tagBase: String = "", _ emit: (ArraySlice<UInt8>) -> Void) {
         var start = 0
-        var tags = Hashtags.ranges(in: bytes)[...]
+        var tags = kept(Hashtags.ranges(in: bytes), bytes)[...]
         for link in links(in: bytes) {
             while let tag = tags.first, tag.upperBound <= link.lowerBound {
                 start = hashtag(bytes, tag, after: start, tagBase: tagBase, emit)
@@ -86,10 +86,19 @@ public enum LinkedText {
         return word.upperBound
     }
 
+    /// `ranges` without the hashtags past a post's first
+    /// `Hashtags.maxPerPost` tags: those are not its tags, so their words
+    /// stay text rather than link to a page the post is not on.
+    private static func kept(_ ranges: [Range<Int>], _ bytes: [UInt8]) -> [Range<Int>] {
+        guard ranges.count > Hashtags.maxPerPost else { return ranges }
+        let tags = Set(Hashtags.tags(in: String(decoding: bytes, as: UTF8.self)))
+        return ranges.filter { tags.contains(String(decoding: bytes[$0], as: UTF8.self).lowercased()) }
+    }
+
     /// The tags `append` links, in order, each as often as it appears.
     public static func hashtags(in text: some StringProtocol) -> [String] {
         let bytes = Array(text.utf8)
-        return Hashtags.ranges(in: bytes).map { String(decoding: bytes[$0], as: UTF8.self).lowercased() }
+        return kept(Hashtags.ranges(in: bytes), bytes).map { String(decoding: bytes[$0], as: UTF8.self).lowercased() }
     }
 
     /// Escaped, line breaks as `<br>` (`HTMLEscape.appendMultiline`).

@@ -8,8 +8,10 @@ extension PageRenderer {
     static func appendTags(_ categories: [String], content: String, base: String = "", to out: inout [UInt8]) {
         // Most posts have none: no scan of the text for them.
         guard !categories.isEmpty else { return }
+        // The post's tags (at most `Hashtags.maxPerPost`) that its text
+        // does not link.
         let shown = Set(LinkedText.hashtags(in: content))
-        let extra = categories.filter { !shown.contains($0) }
+        let extra = Hashtags.tags(content: content, categories: categories).filter { !shown.contains($0) }
         guard !extra.isEmpty else { return }
         out += tagsStart
         for (index, tag) in extra.enumerated() {

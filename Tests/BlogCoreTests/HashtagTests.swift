@@ -36,6 +36,15 @@ struct HashtagTests {
         let many = (0..<30).map { "#t\($0)" }.joined(separator: " ")
         #expect(Hashtags.tags(in: many).count == Hashtags.maxPerPost)
         #expect(Hashtags.tags(content: "#a", categories: ["b", "a"]) == ["a", "b"])
+        // Past the 20th tag a hashtag is text, not a link to a page the post is not on.
+        var out: [UInt8] = []
+        LinkedText.append(many + " #t0", to: &out)
+        let page = String(decoding: out, as: UTF8.self)
+        #expect(page.components(separatedBy: "class=\"p-category\"").count - 1 == Hashtags.maxPerPost + 1)
+        #expect(page.contains(" #t29") && !page.contains("href=\"tags/t29\""))
+        let crowded = PostRecord(id: 1, userID: 1, title: "t", content: many, createdAt: Date(timeIntervalSince1970: 0),
+                                 weight: 1, categories: ["extra"])
+        #expect(!String(decoding: PageRenderer.fragment(crowded, user: "a"), as: UTF8.self).contains("tags/extra"))
     }
 
     @Test func categoriesAreNormalizedOrRefused() {
