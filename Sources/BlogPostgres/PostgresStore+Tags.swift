@@ -34,6 +34,20 @@ extension PostgresStore {
             """, Self.authoredPost)
     }
 
+    /// A loose index scan down `post_tags_by_blog` (a recursive step a
+    /// tag), so a tag on 10,000 posts costs one step.
+    public func tags(ofUserID userID: Int64, prefix: String, limit: Int) throws(StorageError) -> [String] {
+        try rows("""
+            WITH RECURSIVE found(tag, n) AS (
+                (SELECT tag, 1 FROM post_tags WHERE user_id = \(userID) AND tag >= \(prefix) ORDER BY tag LIMIT 1)
+                UNION ALL
+                SELECT (SELECT p.tag FROM post_tags p WHERE p.user_id = \(userID) AND p.tag > found.tag ORDER BY p.tag LIMIT 1),
+                       n + 1
+                FROM found WHERE found.tag IS NOT NULL AND n < \(limit))
+            SELECT tag FROM found WHERE tag IS NOT NULL AND starts_with(tag, \(prefix)) ORDER BY tag
+            """) { try $0.decode(String.self) }
+    }
+
     /// A row of `postColumns` and the author's name.
     @Sendable static func authoredPost(_ row: PostgresRow) throws -> AuthoredPost {
         let (id, userID, title, content, created, page, weight, updated, latitude, longitude, photos, html, categories,

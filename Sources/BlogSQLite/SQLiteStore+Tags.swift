@@ -35,6 +35,25 @@ extension SQLiteStore {
         }
     }
 
+    /// Each step finds the next tag above the last (a seek down
+    /// `post_tags_by_blog`), so a tag on 10,000 posts costs one step.
+    public func tags(ofUserID userID: Int64, prefix: String, limit: Int) throws(StorageError) -> [String] {
+        try read { db in
+            var tags: [String] = []
+            var last = prefix
+            let next = try db.cachedStatement(sql: "SELECT min(tag) FROM post_tags WHERE user_id = ? AND tag > ?")
+            if let exact = try String.fetchOne(db, sql: "SELECT tag FROM post_tags WHERE user_id = ? AND tag = ? LIMIT 1",
+                                               arguments: [userID, prefix]), !prefix.isEmpty {
+                tags.append(exact)
+            }
+            while tags.count < limit, let tag = try String.fetchOne(next, arguments: [userID, last]), tag.hasPrefix(prefix) {
+                tags.append(tag)
+                last = tag
+            }
+            return tags
+        }
+    }
+
     /// The posts of `ids` with their authors, in the order of `ids`.
     static func authoredPosts(_ db: Database, ids: [Int64]) throws -> [AuthoredPost] {
         guard !ids.isEmpty else { return [] }

@@ -64,4 +64,20 @@ struct MicropubCategoryTests {
         #expect(try fixture.json(["action": "update", "url": url, "add": ["category": ["no way"]]]).status == .badRequest)
         #expect(try fixture.posts().first?.categories == ["one"])
     }
+
+    @Test func qCategoryListsTheBlogsTags() throws {
+        _ = try fixture.id(fixture.send(body: "h=entry&content=%23swift+and+%23rust&category=linux"))
+        _ = try fixture.id(fixture.send(body: "h=entry&content=%23swiftui+again+%23swift"))
+        func listed(_ query: String) throws -> [String]? {
+            let answer = fixture.send(.get, query: query)
+            #expect(answer.status == .ok)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+            return object["categories"] as? [String]
+        }
+        #expect(try listed("q=category") == ["linux", "rust", "swift", "swiftui"])
+        #expect(try listed("q=category&filter=Swi") == ["swift", "swiftui"])
+        #expect(try listed("q=category&filter=%23sw") == ["swift", "swiftui"])
+        #expect(try listed("q=category&filter=zzz") == [])
+        #expect(fixture.send(.get, query: "q=category", token: .some(nil)).status == .unauthorized)
+    }
 }

@@ -81,6 +81,9 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
                      limit: Int) throws(StorageError) -> [AuthoredPost] {
         try store.taggedPosts(tag, ofUserID: userID, before: before, limit: limit)
     }
+    func tags(ofUserID userID: Int64, prefix: String, limit: Int) throws(StorageError) -> [String] {
+        try store.tags(ofUserID: userID, prefix: prefix, limit: limit)
+    }
     func searchPosts(_ query: SearchQuery, ofUserID userID: Int64?, offset: Int,
                      limit: Int) throws(StorageError) -> [AuthoredPost] {
         try store.searchPosts(query, ofUserID: userID, offset: offset, limit: limit)

@@ -33,6 +33,11 @@ struct TagConformanceTests {
             #expect(ids(try store.taggedPosts("linux", ofUserID: nil, before: three.id, limit: 10)) == [two.id], "paged")
             #expect(try store.taggedPosts("café", ofUserID: nil, before: nil, limit: 10).map(\.author) == ["alice"])
             #expect(try store.taggedPosts("top", ofUserID: nil, before: nil, limit: 10).isEmpty, "a URL's fragment")
+            #expect(try store.tags(ofUserID: alice.id, prefix: "", limit: 10) == ["café", "linux", "swift"])
+            #expect(try store.tags(ofUserID: bob.id, prefix: "", limit: 1) == ["linux"], "bounded")
+            #expect(try store.tags(ofUserID: bob.id, prefix: "sw", limit: 10) == ["swift"])
+            #expect(try store.tags(ofUserID: bob.id, prefix: "swift", limit: 10) == ["swift"], "the prefix itself")
+            #expect(try store.tags(ofUserID: bob.id, prefix: "x", limit: 10).isEmpty)
         }
     }
 

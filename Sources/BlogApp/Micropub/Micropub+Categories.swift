@@ -37,4 +37,20 @@ extension Micropub {
         if let replaced = update.replace["category"] { categories = try Self.checkedCategories(replaced) }
         return try Self.checkedCategories(categories + (update.add["category"] ?? []))
     }
+
+    /// The most tags `q=category` lists.
+    static let listedCategories = 200
+
+    /// `q=category` (Micropub's extension, which apps use to suggest
+    /// tags): the blog's tags, in order, those beginning with `filter`
+    /// when given, at most `listedCategories`.
+    func categories(of user: UserRecord, filter: String) throws(MicropubError) -> [String] {
+        let prefix = filter.hasPrefix("#") ? String(filter.dropFirst()).lowercased() : filter.lowercased()
+        guard prefix.utf8.count <= Hashtags.maxLength * 4 else { throw .invalidRequest("The filter is too long.") }
+        do {
+            return try backend.storage.tags(ofUserID: user.id, prefix: prefix, limit: Self.listedCategories)
+        } catch {
+            throw .unavailable
+        }
+    }
 }

@@ -266,17 +266,20 @@ public struct Micropub: WebApplication {
         let form = FormData(query: request.query)
         switch form["q"] {
         case "config":
-            return .json(["q": ["config", "source", "syndicate-to"], "syndicate-to": [Any](),
+            return .json(["q": ["config", "source", "syndicate-to", "category"], "syndicate-to": [Any](),
                           "media-endpoint": String(baseURL.dropLast()) + Self.mediaPath])
         case "syndicate-to":
             return .json(["syndicate-to": [Any]()])
+        case "category":
+            let (user, _) = try authorize(request, bodyToken: nil)
+            return .json(["categories": try categories(of: user, filter: form["filter"] ?? "")])
         case "source":
             let (user, _) = try authorize(request, bodyToken: nil)
             guard let url = form["url"] else { throw .invalidRequest("q=source needs the post's url.") }
             let post = try stored(try postID(url, of: user), of: user)
             return .json(source(post, of: user, only: Set(form.all("properties"))))
         case nil:
-            throw .invalidRequest("Ask q=config, q=source or q=syndicate-to.")
+            throw .invalidRequest("Ask q=config, q=source, q=syndicate-to or q=category.")
         case let other?:
             throw .invalidRequest("Unknown query \"\(other.prefix(40))\".")
         }

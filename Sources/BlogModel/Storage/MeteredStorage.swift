@@ -120,6 +120,9 @@ public struct MeteredStorage: BlogStorage {
                             limit: Int) throws(StorageError) -> [AuthoredPost] {
         try counted(try base.taggedPosts(tag, ofUserID: userID, before: before, limit: limit))
     }
+    public func tags(ofUserID userID: Int64, prefix: String, limit: Int) throws(StorageError) -> [String] {
+        try counted(try base.tags(ofUserID: userID, prefix: prefix, limit: limit))
+    }
     public func searchPosts(_ query: SearchQuery, ofUserID userID: Int64?, offset: Int,
                             limit: Int) throws(StorageError) -> [AuthoredPost] {
         try counted(try base.searchPosts(query, ofUserID: userID, offset: offset, limit: limit))

@@ -11,4 +11,9 @@ public protocol TagStorage: Sendable {
     /// of an index, however many posts carry the tag.
     func taggedPosts(_ tag: String, ofUserID userID: Int64?, before: Int64?,
                      limit: Int) throws(StorageError) -> [AuthoredPost]
+
+    /// The tags on `userID`'s posts that begin with `prefix` (any when
+    /// empty), each once, in order, at most `limit`: along
+    /// `post_tags_by_blog`, a step a tag.
+    func tags(ofUserID userID: Int64, prefix: String, limit: Int) throws(StorageError) -> [String]
 }
