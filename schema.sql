@@ -35,6 +35,14 @@
 -- on no post, marked with trashed_post_id, until it is restored or purged
 -- (the row deleted, its photos by cascade). The writer runs with
 -- secure_delete on, so purged text does not linger in freed pages.
+-- Tags: posts.categories keeps the tags given beside a post's text
+-- (Micropub category, the web form's field; space separated, lower case);
+-- its text's hashtags are tags too (the rule: Sources/BlogModel/Hashtags.swift).
+-- post_tags holds every tag of every post, written in the transaction that
+-- writes the post (insert, edit, restore), gone with it by cascade.
+-- Search: posts_search is an FTS5 index of the posts' titles, texts and
+-- blog ('u' and the user's id), its content read through the view
+-- posts_search_source (external content), kept in step by triggers.
 
 CREATE TABLE users (
     id            INTEGER PRIMARY KEY,
@@ -53,7 +61,7 @@ CREATE TABLE posts (
     page       INTEGER NOT NULL CHECK (page >= 1),
     weight     INTEGER NOT NULL CHECK (weight >= 0),
     updated_at TEXT
-, latitude TEXT, longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL)), photos TEXT NOT NULL DEFAULT '', content_html TEXT);
+, latitude TEXT, longitude TEXT CHECK ((latitude IS NULL) = (longitude IS NULL)), photos TEXT NOT NULL DEFAULT '', content_html TEXT, categories TEXT NOT NULL DEFAULT '');
 
 CREATE INDEX posts_by_user ON posts(user_id, page, id, weight, updated_at);
 CREATE INDEX posts_placed ON posts(user_id, page, id) WHERE latitude IS NOT NULL;
@@ -130,7 +138,7 @@ CREATE TABLE trashed_posts (
     longitude  TEXT,
     photos     TEXT    NOT NULL,
     trashed_at TEXT    NOT NULL
-, content_html TEXT);
+, content_html TEXT, categories TEXT NOT NULL DEFAULT '');
 
 CREATE INDEX trashed_posts_by_user ON trashed_posts(user_id, trashed_at);
 CREATE INDEX trashed_posts_by_time ON trashed_posts(trashed_at);
@@ -188,3 +196,27 @@ CREATE TABLE webmention_outbox (
 );
 
 CREATE INDEX webmention_outbox_by_due ON webmention_outbox(due_at, id);
+
+CREATE TABLE post_tags (
+    post_id INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+    tag     TEXT    NOT NULL CHECK (length(tag) BETWEEN 1 AND 256),
+    user_id INTEGER NOT NULL,
+    PRIMARY KEY (post_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX post_tags_by_tag ON post_tags(tag, post_id);
+CREATE INDEX post_tags_by_blog ON post_tags(user_id, tag, post_id);
+
+CREATE VIEW posts_search_source AS SELECT id, title, content, 'u' || user_id AS blog FROM posts;
+CREATE VIRTUAL TABLE posts_search USING fts5(title, content, blog, content='posts_search_source', content_rowid='id');
+CREATE TRIGGER posts_search_insert AFTER INSERT ON posts BEGIN
+    INSERT INTO posts_search (rowid, title, content, blog) VALUES (new.id, new.title, new.content, 'u' || new.user_id);
+END;
+CREATE TRIGGER posts_search_delete AFTER DELETE ON posts BEGIN
+    INSERT INTO posts_search (posts_search, rowid, title, content, blog)
+    VALUES ('delete', old.id, old.title, old.content, 'u' || old.user_id);
+END;
+CREATE TRIGGER posts_search_update AFTER UPDATE OF title, content, user_id ON posts BEGIN
+    INSERT INTO posts_search (posts_search, rowid, title, content, blog)
+    VALUES ('delete', old.id, old.title, old.content, 'u' || old.user_id);
+    INSERT INTO posts_search (rowid, title, content, blog) VALUES (new.id, new.title, new.content, 'u' || new.user_id);
+END;

@@ -39,8 +39,13 @@ extension WebClient {
         guard !form.isRefused else { return home(signedIn, error: Self.notUTF8, status: .badRequest) }
         let draft = AppPages.Draft(title: form["title"] ?? "", content: form["content"] ?? "",
                                    latitude: form["latitude"] ?? "", longitude: form["longitude"] ?? "",
-                                   alt: form["alt"] ?? "")
+                                   alt: form["alt"] ?? "", tags: form["tags"] ?? "")
         guard let user = signedIn.username else { return Self.unavailable(signedIn) }
+        let categories: [String]
+        switch Self.checkedTags(draft.tags) {
+        case .failure(let error): return home(signedIn, draft: draft, error: error.text, status: .badRequest)
+        case .success(let tags): categories = tags
+        }
         guard case .success(let (title, content, typedPlace)) = validated(draft, withPlace: true) else {
             if case .failure(let error) = validated(draft, withPlace: true) {
                 return home(signedIn, draft: draft, error: error.text, status: .badRequest)
@@ -67,7 +72,7 @@ extension WebClient {
         }
         let command: Request = place.map { .geoPost(user: user, place: $0, title: title, content: content) }
             ?? .newPost(user: user, title: title, content: content)
-        switch perform(command, extras: PostExtras(photos: photos), as: user, from: request) {
+        switch perform(command, extras: PostExtras(photos: photos, categories: categories), as: user, from: request) {
         case .posted: return .redirect("/app/?done=posted")
         case .busy: return home(signedIn, draft: draft, error: Self.busy, status: .tooManyRequests)
         case .postRefused: return home(signedIn, draft: draft, error: "You may not post now.", status: .forbidden)
@@ -130,6 +135,7 @@ extension WebClient {
         (draft.title, draft.content, draft.alt) = (form["title"] ?? "", form["content"] ?? "", form["alt"] ?? "")
         let hasPlace = form["latitude"] != nil || form["longitude"] != nil
         if hasPlace { (draft.latitude, draft.longitude) = (form["latitude"] ?? "", form["longitude"] ?? "") }
+        if let tags = form["tags"] { draft.tags = tags }
         for index in draft.photos.indices {
             let name = draft.photos[index].name
             if let alt = form["alt-\(name)"] { draft.photos[index].alt = alt }
@@ -175,7 +181,15 @@ extension WebClient {
         }
         // The HTML source stays while the text it gave is unchanged: plain
         // text typed here replaces it.
-        let extras = PostExtras(photos: photos, contentHTML: content.value == post.content ? post.contentHTML : nil, place: place)
+        var categories: [String]?
+        if form["tags"] != nil {
+            switch Self.checkedTags(draft.tags) {
+            case .failure(let error): return again(error.text, .badRequest)
+            case .success(let tags): categories = tags
+            }
+        }
+        let extras = PostExtras(photos: photos, contentHTML: content.value == post.content ? post.contentHTML : nil, place: place,
+                                categories: categories)
         switch perform(.editPost(user: user, id: id, title: title, content: content), extras: extras, as: user, from: request) {
         case .edited: return .redirect("/app/?done=edited")
         case .editRefused: return .page(AppPages.notFound(signedIn.viewer), status: .notFound)

@@ -32,7 +32,7 @@ extension BlogService {
             guard let owner = try activeUser(user), try mayActAs(user, session) else { return .editRefused }
             let weight = PageRenderer.weight(title: title, content: content)
             let edit = PostEdit(title: title, content: content, contentHTML: extras.contentHTML, photos: extras.photos,
-                                place: extras.place)
+                                place: extras.place, categories: extras.categories)
             guard let edited = try storage.editPost(id: id, ofUserID: owner.id, edit, weight: weight,
                                                     at: now().wholeMilliseconds) else { return .editRefused }
             // Their rows are gone: whatever becomes of the pages, their

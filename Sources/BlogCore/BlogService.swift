@@ -163,7 +163,7 @@ public final class BlogService: Sendable {
     public var postsToTakeBack: Int { takeBack.pending }
 
     /// Names whose page file or folder the server itself uses.
-    public static let reservedNames: Set<String> = ["index", PostPhoto.folder]
+    public static let reservedNames: Set<String> = ["index", PostPhoto.folder, "tags", "search"]
 
     /// Parses one message body and carries it out.
     public func handle(message body: [UInt8], session: inout Session) -> Outcome {
@@ -372,14 +372,15 @@ public final class BlogService: Sendable {
     private func newPost(_ user: Username, _ title: Title, _ content: PostText, _ session: Session,
                          at place: Place? = nil, extras: PostExtras, posted: inout Int64?) -> Reply {
         let (title, content) = (title.value, content.value)
-        let photos = extras.photos ?? [], html = extras.contentHTML
+        let photos = extras.photos ?? [], html = extras.contentHTML, categories = extras.categories ?? []
         do {
             guard var owner = try users.user(named: user) else { return .postRefused }
             guard try mayActAs(user, session) else { return .postRefused }
             let weight = PageRenderer.weight(title: title, content: content)
             let token = UUID.random()
             var inserted = Result { () throws(StorageError) in
-                try storage.insertPost(userID: owner.id, title: title, content: content, contentHTML: html, weight: weight,
+                try storage.insertPost(userID: owner.id, title: title, content: content, contentHTML: html, categories: categories,
+                                       weight: weight,
                                        place: place, photos: photos, at: now().wholeMilliseconds, layout: settings.layout,
                                        token: token)
             }
@@ -390,7 +391,8 @@ public final class BlogService: Sendable {
                 guard let current = try users.user(named: user), current.id != owner.id else { return .postRefused }
                 owner = current
                 inserted = Result { () throws(StorageError) in
-                    try storage.insertPost(userID: owner.id, title: title, content: content, contentHTML: html, weight: weight,
+                    try storage.insertPost(userID: owner.id, title: title, content: content, contentHTML: html, categories: categories,
+                                       weight: weight,
                                            place: place, photos: photos, at: now().wholeMilliseconds,
                                            layout: settings.layout, token: token)
                 }

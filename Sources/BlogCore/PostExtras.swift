@@ -17,11 +17,17 @@ public struct PostExtras: Sendable, Equatable {
     public var contentHTML: String?
     /// On an `editpost`: what becomes of the place.
     public var place: PlaceEdit
+    /// Tags given beside the text (normalized, `Hashtags.normalized`): a
+    /// new post's; on an `editpost` the ones the post is to have, nil
+    /// keeping them. The text's hashtags are tags whatever this says.
+    public var categories: [String]?
 
-    public init(photos: [PhotoAttachment]? = nil, contentHTML: String? = nil, place: PlaceEdit = .keep) {
+    public init(photos: [PhotoAttachment]? = nil, contentHTML: String? = nil, place: PlaceEdit = .keep,
+                categories: [String]? = nil) {
         self.photos = photos
         self.contentHTML = contentHTML
         self.place = place
+        self.categories = categories
     }
 
     /// Nothing beyond the protocol's fields.
@@ -37,6 +43,7 @@ public struct PostExtras: Sendable, Equatable {
     /// The bytes it adds to a request, as a budget counts them.
     public var bytes: Int {
         (photos ?? []).reduce(contentHTML?.utf8.count ?? 0) { $0 + 1 + $1.name.utf8.count + $1.alt.utf8.count }
+            + (categories ?? []).reduce(0) { $0 + 1 + $1.utf8.count }
     }
 }
 

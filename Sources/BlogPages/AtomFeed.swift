@@ -41,10 +41,15 @@ public enum AtomFeed {
         /// Absolute URL of the public folder (ends with `/`): the photos'
         /// paths follow it, as readers need absolute links.
         public var siteURL: String
+        /// The tags given beside the text (its hashtags are tags too):
+        /// each tag is a `category`, and these are listed after the text
+        /// as on the page.
+        public var categories: [String]
 
         public init(id: String, title: String, author: String, link: String, content: String,
                     published: Date, updated: Date, place: Place? = nil, photos: [PostPhoto] = [],
-                    siteURL: String = "") {
+                    siteURL: String = "", categories: [String] = []) {
+            self.categories = categories
             self.place = place
             self.photos = photos
             self.siteURL = siteURL
@@ -102,12 +107,18 @@ public enum AtomFeed {
                 // "LAT LON", as GeoRSS-Simple orders them.
                 element("georss:point", "\(place.latitude) \(place.longitude)", indent: 2, to: &out)
             }
+            for tag in Hashtags.tags(content: entry.content, categories: entry.categories) {
+                out += "    <category term=\"".utf8
+                appendEscaped(tag.utf8, to: &out)
+                out += "\"/>\n".utf8
+            }
             // type="html": the page's own rendering of the photos and the
             // text (escaped, <br> for line breaks), so a reader shows what
             // the page shows.
             html.removeAll(keepingCapacity: true)
             PageRenderer.appendPhotos(entry.photos, base: entry.siteURL, to: &html)
-            LinkedText.append(entry.content, to: &html)
+            LinkedText.append(entry.content, tagBase: entry.siteURL, to: &html)
+            PageRenderer.appendTags(entry.categories, content: entry.content, base: entry.siteURL, to: &html)
             out += "    <content type=\"html\">".utf8
             appendEscaped(html, to: &out)
             out += "</content>\n  </entry>\n".utf8

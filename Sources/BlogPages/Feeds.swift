@@ -71,11 +71,19 @@ public struct Feeds: Sendable {
                         entries: posts.map { entry($0.post, user: $0.author) })
     }
 
+    /// The feed of a tag's page (`TagPages`): `path` is the feed's own
+    /// address (with its query) below the base URL, `pagePath` its page's.
+    public func tag(_ tag: String, title: String, path: String, pagePath: String, posts: [AuthoredPost]) -> [UInt8] {
+        AtomFeed.render(id: idBase + path, title: title, selfURL: baseURL + path, alternateURL: baseURL + pagePath,
+                        updated: posts.map { $0.post.updatedAt ?? $0.post.createdAt }.max() ?? Date(timeIntervalSince1970: 0),
+                        entries: posts.map { entry($0.post, user: $0.author) })
+    }
+
     private func entry(_ post: PostRecord, user: String, author: String? = nil) -> AtomFeed.Entry {
         AtomFeed.Entry(id: "tag:\(authority),\(PostDate.day(post.createdAt)):post-\(post.id)", title: post.title,
                               author: author ?? user,
                               link: baseURL + PageRenderer.postFile(user: user, id: post.id), content: post.content,
                               published: post.createdAt, updated: post.updatedAt ?? post.createdAt, place: post.place,
-                              photos: post.photos, siteURL: baseURL)
+                              photos: post.photos, siteURL: baseURL, categories: post.categories)
     }
 }

@@ -1,5 +1,9 @@
-/// A post's text as HTML: escaped, each line break a `<br>`, and each
-/// `http://` or `https://` URL in it a link, on every page and feed.
+import BlogModel
+
+/// A post's text as HTML: escaped, each line break a `<br>`, each
+/// `http://` or `https://` URL in it a link, and each hashtag (`Hashtags`)
+/// a link to its tag's page (`tags/NAME`, class `p-category`), on every
+/// page and feed.
 ///
 /// Nothing else of the text ever becomes markup: a URL ends at white
 /// space, at `<`, `>`, `"` or a backtick, and at any byte outside ASCII,
@@ -10,14 +14,20 @@
 /// (`.,;:!?*'`) is left out of a URL's end, and so is a closing `)` or `]`
 /// without its opening one inside the URL, so that
 /// `(see https://example.com/a_(b))` links `https://example.com/a_(b)`.
+/// A hashtag's link keeps the words as written (escaped) and goes to the
+/// tag in lower case, its bytes outside ASCII percent-encoded: a tag is
+/// letters, digits, `_` and `-` only, so nothing of it is markup either.
 ///
 ///     var out: [UInt8] = []
 ///     LinkedText.append("Read https://example.com.", to: &out)
 ///     // Read <a href="https://example.com">https://example.com</a>.
 public enum LinkedText {
     /// Appends `text` as HTML (see the type).
-    public static func append(_ text: some StringProtocol, to out: inout [UInt8]) {
-        render(Array(text.utf8)) { out.append(contentsOf: $0) }
+    /// `tagBase` goes before each tag page's address: "" on the pages
+    /// (whose links are relative to the public folder's top), the site's
+    /// URL in a feed.
+    public static func append(_ text: some StringProtocol, tagBase: String = "", to out: inout [UInt8]) {
+        render(Array(text.utf8), tagBase: tagBase) { out.append(contentsOf: $0) }
     }
 
     /// Bytes `append` would add: what a post's text weighs on its page.
@@ -36,9 +46,16 @@ public enum LinkedText {
 
     /// One pass for both `append` and `count`, so a post's weight is
     /// exactly the bytes its text takes.
-    private static func render(_ bytes: [UInt8], _ emit: (ArraySlice<UInt8>) -> Void) {
+    private static func render(_ bytes: [UInt8], tagBase: String = "", _ emit: (ArraySlice<UInt8>) -> Void) {
         var start = 0
+        var tags = kept(Hashtags.ranges(in: bytes), bytes)[...]
         for link in links(in: bytes) {
+            while let tag = tags.first, tag.upperBound <= link.lowerBound {
+                start = hashtag(bytes, tag, after: start, tagBase: tagBase, emit)
+                tags.removeFirst()
+            }
+            // The rule keeps them apart; were one to overlap, the URL wins.
+            while let tag = tags.first, tag.lowerBound - 1 < link.upperBound { tags.removeFirst() }
             multiline(bytes[start ..< link.lowerBound], emit)
             emit(anchorStart[...])
             escaped(bytes[link], emit)
@@ -47,7 +64,41 @@ public enum LinkedText {
             emit(anchorEnd[...])
             start = link.upperBound
         }
+        for tag in tags { start = hashtag(bytes, tag, after: start, tagBase: tagBase, emit) }
         multiline(bytes[start...], emit)
+    }
+
+    /// The text from `start` to the hashtag whose word is `word`, then
+    /// its link; returns where the text goes on.
+    private static func hashtag(_ bytes: [UInt8], _ word: Range<Int>, after start: Int, tagBase: String,
+                                _ emit: (ArraySlice<UInt8>) -> Void) -> Int {
+        multiline(bytes[start ..< word.lowerBound - 1], emit)
+        var out = tagStart
+        HTMLEscape.append(tagBase, to: &out)
+        out += tagPath
+        let tag = String(decoding: bytes[word], as: UTF8.self).lowercased()
+        out += Array(Hashtags.pathSegment(tag).utf8)
+        out += anchorMiddle
+        out.append(UInt8(ascii: "#"))
+        HTMLEscape.append(String(decoding: bytes[word], as: UTF8.self), to: &out)
+        out += anchorEnd
+        emit(out[...])
+        return word.upperBound
+    }
+
+    /// `ranges` without the hashtags past a post's first
+    /// `Hashtags.maxPerPost` tags: those are not its tags, so their words
+    /// stay text rather than link to a page the post is not on.
+    private static func kept(_ ranges: [Range<Int>], _ bytes: [UInt8]) -> [Range<Int>] {
+        guard ranges.count > Hashtags.maxPerPost else { return ranges }
+        let tags = Set(Hashtags.tags(in: String(decoding: bytes, as: UTF8.self)))
+        return ranges.filter { tags.contains(String(decoding: bytes[$0], as: UTF8.self).lowercased()) }
+    }
+
+    /// The tags `append` links, in order, each as often as it appears.
+    public static func hashtags(in text: some StringProtocol) -> [String] {
+        let bytes = Array(text.utf8)
+        return kept(Hashtags.ranges(in: bytes), bytes).map { String(decoding: bytes[$0], as: UTF8.self).lowercased() }
     }
 
     /// Escaped, line breaks as `<br>` (`HTMLEscape.appendMultiline`).
@@ -146,4 +197,6 @@ public enum LinkedText {
     private static let anchorStart = Array("<a href=\"".utf8)
     private static let anchorMiddle = Array("\">".utf8)
     private static let anchorEnd = Array("</a>".utf8)
+    private static let tagStart = Array("<a class=\"p-category\" href=\"".utf8)
+    private static let tagPath = Array("tags/".utf8)
 }

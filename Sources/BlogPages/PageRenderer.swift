@@ -46,7 +46,14 @@ public enum PageRenderer {
         appendPhotos(post.photos, base: "", to: &out)
         out += contentStart
         LinkedText.append(post.content, to: &out)
-        out += articleEnd
+        if post.categories.isEmpty {
+            out += articleEnd
+        } else {
+            // After the text, not in it (its microformats' e-content).
+            out += contentEnd
+            appendTags(post.categories, content: post.content, to: &out)
+            out += postEnd
+        }
         return out
     }
 
@@ -96,7 +103,7 @@ public enum PageRenderer {
         return document(title: blog.settings.title ?? "\(user) – blog", heading: blog.name,
                         fragments: fragments.isEmpty ? [noPosts] : fragments,
                         nav: nav, feeds: feeds(user: user), head: blog.descriptionMeta + head,
-                        mainClass: feedClass, headingClass: feedHeadingClass, afterHeading: blog.feedHeader)
+                        mainClass: feedClass, headingClass: feedHeadingClass, afterHeading: blog.feedHeader, searchBlog: user)
     }
 
     /// Archive page `number` of `user`: the posts of page group `number`.
@@ -114,7 +121,7 @@ public enum PageRenderer {
                         heading: "\(blog.name) · archive \(number)",
                         fragments: fragments.isEmpty ? [noPosts] : fragments, nav: nav, feeds: feeds(user: user),
                         head: blog.descriptionMeta + head,
-                        mainClass: feedClass, headingClass: feedHeadingClass, afterHeading: blog.feedHeader)
+                        mainClass: feedClass, headingClass: feedHeadingClass, afterHeading: blog.feedHeader, searchBlog: user)
     }
 
     /// A post's own page, at a URL that never changes (`postFile`): the
@@ -139,7 +146,7 @@ public enum PageRenderer {
         nav.append((IndexPage.fileName, "All blogs"))
         return document(title: "\(post.title) – \(blog.name)", heading: blog.name,
                         fragments: [withAuthor(fragment, blog: blog)], nav: nav,
-                        feeds: feeds(user: user), base: "../", head: postHead(blog: blog, post: post) + head)
+                        feeds: feeds(user: user), base: "../", head: postHead(blog: blog, post: post) + head, searchBlog: user)
     }
 
     /// The Micropub endpoint, relative to the public folder's root (post
@@ -200,7 +207,7 @@ public enum PageRenderer {
     static func document(title: String, heading: String, fragments: [[UInt8]], nav: [(href: String, text: String)],
                          feeds: [(href: String, title: String)] = [], base: String? = nil,
                          head: [UInt8] = [], mainClass: String = "blog", headingClass: String = "blog-title",
-                         afterHeading: [UInt8] = []) -> [UInt8] {
+                         afterHeading: [UInt8] = [], searchForm: Bool = true, searchBlog: String? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(fragments.reduce(800) { $0 + $1.count + 1 })
         out += documentStart
@@ -244,6 +251,10 @@ public enum PageRenderer {
             }
             out += navEnd
         }
+        if searchForm {
+            appendSearchForm(blog: searchBlog, to: &out)
+            out.append(UInt8(ascii: "\n"))
+        }
         out += documentEnd
         return out
     }
@@ -260,6 +271,8 @@ public enum PageRenderer {
     private static let datesEnd = Array("</time></p>".utf8)
     private static let contentStart = Array("<div class=\"content e-content\">".utf8)
     private static let articleEnd = Array("</div></article>".utf8)
+    private static let contentEnd = Array("</div>".utf8)
+    private static let postEnd = Array("</article>".utf8)
 
     private static let documentStart = Array("""
         <!DOCTYPE html>

@@ -231,6 +231,8 @@ public enum PostgresSchema {
             );
             CREATE INDEX webmention_outbox_by_due ON webmention_outbox (due_at, id);
             """),
+        Migration(version: 15, name: "tags", sql: PostgresSchema.tags),
+        Migration(version: 16, name: "search", sql: PostgresSchema.search),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

@@ -20,8 +20,8 @@ extension PostgresStore {
     /// passed once the transaction had begun) may or may not have landed:
     /// the token is claimed (`claimPostToken`) in the time left, which
     /// tells which for good; `.outcomeUnknown` when even that fails.
-    public func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int,
-                           place: Place?, photos attachments: [PhotoAttachment], at date: Date, layout: PageLayout,
+    public func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, categories: [String],
+                           weight: Int, place: Place?, photos attachments: [PhotoAttachment], at date: Date, layout: PageLayout,
                            token: UUID) throws(StorageError) -> NewPost {
         let names = attachments.map(\.name)
         try PostPhoto.checkAttachable(names)
@@ -50,10 +50,10 @@ extension PostgresStore {
                 var id: Int64?
                 for try await inserted in try await connection.query("""
                     INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude, photos,
-                                       content_html)
+                                       content_html, categories)
                     VALUES (\(userID), \(title), \(content), timestamptz 'epoch' + \(created) * interval '1 millisecond',
                             \(page), \(total), \(place?.latitude), \(place?.longitude), \(PostPhoto.columnText(photos)),
-                            \(contentHTML))
+                            \(contentHTML), \(categories.joined(separator: " ")))
                     RETURNING id
                     """, logger: logger).decode(Int64.self) {
                     id = inserted
@@ -63,6 +63,8 @@ extension PostgresStore {
                     try await connection.query("UPDATE photos SET post_id = \(id) WHERE name = ANY(\(names))", logger: logger)
                 }
                 try await Self.queueMentions(connection, targets, postID: id, userID: userID, logger: logger)
+                try await Self.writeTags(connection, postID: id, userID: userID,
+                                         tags: Hashtags.tags(content: content, categories: categories), logger: logger)
                 // A user suspended (or deleted) by the admin since the
                 // service looked gets no post: the transaction rolls back.
                 let counted = try await connection.query("""
@@ -92,7 +94,7 @@ extension PostgresStore {
         }
         let record = PostRecord(id: inserted.id, userID: userID, title: title, content: content,
                                 createdAt: Milliseconds.date(created), page: inserted.page, weight: inserted.weight,
-                                place: place, photos: inserted.photos, contentHTML: contentHTML)
+                                place: place, photos: inserted.photos, contentHTML: contentHTML, categories: categories)
         return NewPost(record: record)
     }
 
@@ -131,16 +133,17 @@ extension PostgresStore {
 
     static let postColumns = """
         id, user_id, title, content, \(Milliseconds.select("created_at")), page, weight, \(Milliseconds.select("updated_at")),
-        latitude, longitude, photos, content_html
+        latitude, longitude, photos, content_html, categories
         """
 
     static func post(_ row: PostgresRow) throws -> PostRecord {
-        let (id, userID, title, content, created, page, weight, updated, latitude, longitude, photos, html) =
-            try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String, String?).self)
+        let (id, userID, title, content, created, page, weight, updated, latitude, longitude, photos, html, categories) =
+            try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String, String?,
+                            String).self)
         return PostRecord(id: id, userID: userID, title: title, content: content, createdAt: Milliseconds.date(created),
                           page: page, weight: weight, updatedAt: updated.map(Milliseconds.date),
                           place: place(latitude, longitude), photos: PostPhoto.photos(columnText: photos),
-                          contentHTML: html)
+                          contentHTML: html, categories: categories.split(separator: " ").map(String.init))
     }
 
     /// The stored place; the columns hold only what `Place` accepted.
@@ -240,6 +243,7 @@ extension PostgresStore {
             if case .set(let new) = edit.place { place = new }
             for try await row in try await connection.query("""
                 UPDATE posts SET title = \(edit.title), content = \(edit.content), content_html = \(edit.contentHTML),
+                    categories = coalesce(\(edit.categories?.joined(separator: " ")), categories),
                     weight = \(total), photos = \(PostPhoto.columnText(photos)),
                     latitude = CASE WHEN \(keepPlace) THEN latitude ELSE \(place?.latitude) END,
                     longitude = CASE WHEN \(keepPlace) THEN longitude ELSE \(place?.longitude) END,
@@ -247,7 +251,10 @@ extension PostgresStore {
                 WHERE id = \(id) AND user_id = \(userID)
                 RETURNING \(unescaped: Self.postColumns)
                 """, logger: logger) {
-                return EditedPost(record: try Self.post(row), removedPhotos: removed)
+                let record = try Self.post(row)
+                try await Self.writeTags(connection, postID: id, userID: userID, tags: record.tags, replacing: true,
+                                         logger: logger)
+                return EditedPost(record: record, removedPhotos: removed)
             }
             return nil
         }
@@ -328,16 +335,7 @@ extension PostgresStore {
         try rows("""
             SELECT \(unescaped: Self.postColumns), (SELECT name FROM users WHERE users.id = posts.user_id)
             FROM posts ORDER BY id DESC LIMIT \(limit)
-            """) { row in
-            let (id, userID, title, content, created, page, weight, updated, latitude, longitude, photos, html, author) =
-                try row.decode((Int64, Int64, String, String, Int64, Int, Int, Int64?, String?, String?, String, String?,
-                                String).self)
-            let post = PostRecord(id: id, userID: userID, title: title, content: content, createdAt: Milliseconds.date(created),
-                                  page: page, weight: weight, updatedAt: updated.map(Milliseconds.date),
-                                  place: Self.place(latitude, longitude), photos: PostPhoto.photos(columnText: photos),
-                                  contentHTML: html)
-            return AuthoredPost(post: post, author: author)
-        }
+            """, Self.authoredPost)
     }
 
     public func posts(ids: [Int64]) throws(StorageError) -> [PostRecord] {

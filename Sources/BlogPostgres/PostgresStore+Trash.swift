@@ -22,9 +22,9 @@ extension PostgresStore {
                                          logger: logger)
             try await connection.query("""
                 INSERT INTO trashed_posts (id, user_id, title, content, created_at, page, weight, updated_at,
-                                           latitude, longitude, photos, content_html, trashed_at)
+                                           latitude, longitude, photos, content_html, categories, trashed_at)
                 SELECT id, user_id, title, content, created_at, page, weight, updated_at, latitude, longitude, photos,
-                       content_html, timestamptz 'epoch' + \(at) * interval '1 millisecond'
+                       content_html, categories, timestamptz 'epoch' + \(at) * interval '1 millisecond'
                 FROM posts WHERE id = \(id)
                 """, logger: logger)
             // Off the post before it goes, whose deletion would take them by cascade.
@@ -76,10 +76,10 @@ extension PostgresStore {
             }
             try await connection.query("""
                 INSERT INTO posts (id, user_id, title, content, created_at, page, weight, updated_at, latitude,
-                                   longitude, photos, content_html)
+                                   longitude, photos, content_html, categories)
                 OVERRIDING SYSTEM VALUE
                 SELECT id, user_id, title, content, created_at, \(min(page, newer ?? page)), weight, updated_at,
-                       latitude, longitude, photos, content_html
+                       latitude, longitude, photos, content_html, categories
                 FROM trashed_posts WHERE id = \(id)
                 """, logger: logger)
             try await connection.query("""
@@ -94,6 +94,7 @@ extension PostgresStore {
                 let restored = try Self.post(row)
                 try await Self.queueMentions(connection, mentions.targets(restored.content), postID: id, userID: userID,
                                              logger: logger)
+                try await Self.writeTags(connection, postID: id, userID: userID, tags: restored.tags, logger: logger)
                 return restored
             }
             return nil

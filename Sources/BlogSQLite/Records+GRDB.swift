@@ -28,7 +28,8 @@ extension PostRecord: FetchableRecord, TableRecord {
                   createdAt: Date.nearestMillisecond(row["created_at"]), page: row["page"], weight: row["weight"],
                   updatedAt: (row["updated_at"] as Date?).map(Date.nearestMillisecond),
                   place: Self.place(row["latitude"], row["longitude"]),
-                  photos: PostPhoto.photos(columnText: row["photos"] ?? ""), contentHTML: row["content_html"])
+                  photos: PostPhoto.photos(columnText: row["photos"] ?? ""), contentHTML: row["content_html"],
+                  categories: ((row["categories"] as String?) ?? "").split(separator: " ").map(String.init))
     }
 
     /// The stored place; the columns hold only what `Place` accepted.

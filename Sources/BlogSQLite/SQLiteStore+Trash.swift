@@ -16,8 +16,9 @@ extension SQLiteStore {
                 try Self.queueMentions(db, mentions.targets(post.content), postID: id, userID: userID)
                 try db.execute(sql: """
                     INSERT INTO trashed_posts (id, user_id, title, content, created_at, page, weight, updated_at,
-                                               latitude, longitude, photos, content_html, trashed_at)
-                    SELECT id, user_id, title, content, created_at, page, weight, updated_at, latitude, longitude, photos, content_html, ?
+                                               latitude, longitude, photos, content_html, categories, trashed_at)
+                    SELECT id, user_id, title, content, created_at, page, weight, updated_at, latitude, longitude, photos, content_html,
+                           categories, ?
                     FROM posts WHERE id = ?
                     """, arguments: [date, id])
                 // Off the post before it goes, whose deletion would take them by cascade.
@@ -57,9 +58,9 @@ extension SQLiteStore {
                                              arguments: [userID, id])
                 try db.execute(sql: """
                     INSERT INTO posts (id, user_id, title, content, created_at, page, weight, updated_at, latitude,
-                                       longitude, photos, content_html)
+                                       longitude, photos, content_html, categories)
                     SELECT id, user_id, title, content, created_at, ?, weight, updated_at, latitude, longitude, photos,
-                           content_html
+                           content_html, categories
                     FROM trashed_posts WHERE id = ?
                     """, arguments: [min(page, newer ?? page), id])
                 try db.execute(sql: "UPDATE photos SET post_id = ?1, trashed_post_id = NULL WHERE trashed_post_id = ?1",
@@ -68,8 +69,9 @@ extension SQLiteStore {
                 try db.execute(sql: "DELETE FROM deleted_posts WHERE id = ?", arguments: [id])
                 // A suspended user restores nothing: the savepoint rolls back.
                 try Self.recount(db, userID: userID, by: 1)
-                let restored = try PostRecord.fetchOne(db, key: id)
-                try Self.queueMentions(db, mentions.targets(restored?.content ?? ""), postID: id, userID: userID)
+                guard let restored = try PostRecord.fetchOne(db, key: id) else { return nil }
+                try Self.queueMentions(db, mentions.targets(restored.content), postID: id, userID: userID)
+                try Self.writeTags(db, postID: id, userID: userID, tags: restored.tags)
                 return restored
             }
         }

@@ -175,13 +175,17 @@ public final class SQLiteStore: BlogStorage {
                 var placeColumns = ""
                 var arguments: StatementArguments = [edit.title, edit.content, edit.contentHTML, total, date,
                                                      PostPhoto.columnText(photos)]
+                if let categories = edit.categories {
+                    placeColumns = ", categories = ?"
+                    arguments += [Self.categoriesColumn(categories)]
+                }
                 switch edit.place {
                 case .keep: break
                 case .set(let place):
-                    placeColumns = ", latitude = ?, longitude = ?"
+                    placeColumns += ", latitude = ?, longitude = ?"
                     arguments += [place.latitude, place.longitude]
                 case .remove:
-                    placeColumns = ", latitude = NULL, longitude = NULL"
+                    placeColumns += ", latitude = NULL, longitude = NULL"
                 }
                 try db.execute(sql: """
                     UPDATE posts SET title = ?, content = ?, content_html = ?, weight = ?, updated_at = ?, photos = ?
@@ -190,7 +194,9 @@ public final class SQLiteStore: BlogStorage {
                     """, arguments: arguments + [id, userID])
                 guard db.changesCount == 1 else { return nil }
                 try db.execute(sql: "UPDATE users SET posts_version = posts_version + 1 WHERE id = ?", arguments: [userID])
-                return try PostRecord.fetchOne(db, key: id).map { EditedPost(record: $0, removedPhotos: removed) }
+                guard let record = try PostRecord.fetchOne(db, key: id) else { return nil }
+                try Self.writeTags(db, postID: id, userID: userID, tags: record.tags, replacing: true)
+                return EditedPost(record: record, removedPhotos: removed)
             }
         }
     }
@@ -245,8 +251,8 @@ public final class SQLiteStore: BlogStorage {
     /// `token` is not stored: a commit here is in process, and its outcome
     /// always known. Photos are attached in the insert's savepoint: one
     /// that cannot be rolls the post back alone (`.unknownPhoto`).
-    public func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int,
-                           place: Place?, photos attachments: [PhotoAttachment], at date: Date, layout: PageLayout,
+    public func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, categories: [String],
+                           weight: Int, place: Place?, photos attachments: [PhotoAttachment], at date: Date, layout: PageLayout,
                            token: UUID) throws(StorageError) -> NewPost {
         let names = attachments.map(\.name)
         try PostPhoto.checkAttachable(names)
@@ -262,15 +268,16 @@ public final class SQLiteStore: BlogStorage {
                 let page = layout.page(forWeight: total, after: last)
                 try db.cachedStatement(sql: """
                     INSERT INTO posts (user_id, title, content, created_at, page, weight, latitude, longitude, photos,
-                                       content_html)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       content_html, categories)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """).execute(arguments: [userID, title, content, date, page, total, place?.latitude, place?.longitude,
-                                             PostPhoto.columnText(photos), contentHTML])
+                                             PostPhoto.columnText(photos), contentHTML, Self.categoriesColumn(categories)])
                 let post = PostRecord(id: db.lastInsertedRowID, userID: userID, title: title, content: content,
                                       createdAt: date, page: page, weight: total, place: place, photos: photos,
-                                      contentHTML: contentHTML)
+                                      contentHTML: contentHTML, categories: categories)
                 if !photos.isEmpty { try Self.attach(db, names, to: post.id) }
                 try Self.queueMentions(db, targets, postID: post.id, userID: userID)
+                try Self.writeTags(db, postID: post.id, userID: userID, tags: post.tags)
                 // In the same savepoint: a user suspended (or deleted) by
                 // the admin since the service looked gets no post.
                 let version = try Int64.fetchOne(db.cachedStatement(sql: """

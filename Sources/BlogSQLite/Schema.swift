@@ -311,6 +311,13 @@ enum Schema {
         migrator.registerMigration("v16-webmention-outbox") { db in
             try db.execute(sql: webmentionOutbox)
         }
+        migrator.registerMigration("v17-tags") { db in
+            try db.execute(sql: tags)
+            try tagExistingPosts(db)
+        }
+        migrator.registerMigration("v18-search") { db in
+            try db.execute(sql: search)
+        }
         return migrator
     }
 }

@@ -26,6 +26,7 @@ extension Serve {
         let indieAuth = IndieAuthServer(baseURL: settings.effectiveBaseURL, storage: store, tokens: backend.tokens)
         return ApplicationSet([WebClient(backend: backend, indieAuth: indieAuth),
                                Micropub(backend: backend, baseURL: settings.effectiveBaseURL),
-                               IndieAuthEndpoints(server: indieAuth)])
+                               IndieAuthEndpoints(server: indieAuth)]
+                              + readingApplications(store: store, service: service))
     }
 }

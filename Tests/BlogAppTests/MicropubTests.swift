@@ -10,8 +10,8 @@ import BlogModel
 /// Micropub against a real blog, named after the micropub.rocks server
 /// tests they follow (100-805). Tests about photos (104, 203, 205, 206,
 /// 300, 301, 700-702) are not here: blogd does not take photos yet.
-/// Categories (101, 107, 201, 401-404 on categories) are accepted and not
-/// kept: blogd posts have no categories.
+/// Categories are kept as tags (101, 107, 201, 401-404 here; what they
+/// become: MicropubCategoryTests).
 @Suite
 struct MicropubTests {
     let app: AppFixture

@@ -22,10 +22,11 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
         try store.createUser(name: name, passwordHash: passwordHash, at: date)
     }
     func deleteUser(id: Int64) throws(StorageError) { try store.deleteUser(id: id) }
-    func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int, place: Place?,
-                    photos: [PhotoAttachment], at date: Date, layout: PageLayout,
+    func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, categories: [String],
+                    weight: Int, place: Place?, photos: [PhotoAttachment], at date: Date, layout: PageLayout,
                     token: UUID) throws(StorageError) -> NewPost {
-        try store.insertPost(userID: userID, title: title, content: content, contentHTML: contentHTML, weight: weight,
+        try store.insertPost(userID: userID, title: title, content: content, contentHTML: contentHTML,
+                             categories: categories, weight: weight,
                              place: place, photos: photos, at: date, layout: layout, token: token)
     }
     func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? { try store.claimPostToken(token) }
@@ -75,6 +76,17 @@ class ForwardingStorage: BlogStorage, @unchecked Sendable {
     }
     func placedPosts(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostRecord] {
         try store.placedPosts(ofUserID: userID, limit: limit)
+    }
+    func taggedPosts(_ tag: String, ofUserID userID: Int64?, before: Int64?,
+                     limit: Int) throws(StorageError) -> [AuthoredPost] {
+        try store.taggedPosts(tag, ofUserID: userID, before: before, limit: limit)
+    }
+    func tags(ofUserID userID: Int64, prefix: String, limit: Int) throws(StorageError) -> [String] {
+        try store.tags(ofUserID: userID, prefix: prefix, limit: limit)
+    }
+    func searchPosts(_ query: SearchQuery, ofUserID userID: Int64?, offset: Int,
+                     limit: Int) throws(StorageError) -> [AuthoredPost] {
+        try store.searchPosts(query, ofUserID: userID, offset: offset, limit: limit)
     }
     func postHeadings(ofUserID userID: Int64, limit: Int) throws(StorageError) -> [PostHeading] {
         try store.postHeadings(ofUserID: userID, limit: limit)

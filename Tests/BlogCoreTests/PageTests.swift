@@ -105,9 +105,9 @@ struct PageTests {
         let page = PageRenderer.page(user: hostile, posts: [post(1, title: hostile, content: hostile)])
         #expect(!page.contains("<script>"))
         // Heading, <title>, the author's card (name and link), the post's
-        // title, its text, its link, and the feed link's address and title:
-        // escaped each time.
-        #expect(page.components(separatedBy: escaped).count == 10)
+        // title, its text, its link, the feed link's address and title, and
+        // the search form's blog: escaped each time.
+        #expect(page.components(separatedBy: escaped).count == 11)
         #expect(page.components(separatedBy: "</h1>").count == 2, "a name cannot forge a second heading")
     }
 

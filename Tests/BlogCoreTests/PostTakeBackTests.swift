@@ -20,17 +20,17 @@ struct PostTakeBackTests {
         /// Whether each lost insert lands (alternately, from the first).
         private let lands = Atomic<Int>(0)
 
-        override func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int,
-                                 place: Place?, photos: [PhotoAttachment], at date: Date, layout: PageLayout,
+        override func insertPost(userID: Int64, title: String, content: String, contentHTML: String?,
+                                 categories: [String], weight: Int, place: Place?, photos: [PhotoAttachment], at date: Date, layout: PageLayout,
                                  token: UUID) throws(StorageError) -> NewPost {
             guard losing.load(ordering: .relaxed) else {
                 return try super.insertPost(userID: userID, title: title, content: content, contentHTML: contentHTML,
-                                            weight: weight, place: place, photos: photos, at: date, layout: layout,
+                                            categories: categories, weight: weight, place: place, photos: photos, at: date, layout: layout,
                                             token: token)
             }
             if lands.wrappingAdd(1, ordering: .relaxed).oldValue % 2 == 0 {
                 let stored = try super.insertPost(userID: userID, title: title, content: content, contentHTML: contentHTML,
-                                                  weight: weight, place: place, photos: photos, at: date, layout: layout,
+                                                  categories: categories, weight: weight, place: place, photos: photos, at: date, layout: layout,
                                                   token: token)
                 landed.withLock { $0[token] = stored.record.id }
             }

@@ -51,7 +51,11 @@ struct SchemaTests {
                                              "authorization_codes", "authorization_codes_by_expiry",
                                              "authorization_codes_by_user", "blog_settings", "deleted_posts", "deleted_posts_by_user", "leases", "login_failures", "photos",
                                              "photos_by_post", "photos_by_trashed_post", "photos_by_user",
-                                             "photos_unattached", "posts", "posts_by_user", "posts_placed", "site_values",
+                                             "photos_unattached", "post_tags", "post_tags_by_blog", "post_tags_by_tag",
+                                             "posts", "posts_by_user", "posts_placed", "posts_search",
+                                             "posts_search_config", "posts_search_data", "posts_search_delete",
+                                             "posts_search_docsize", "posts_search_idx", "posts_search_insert",
+                                             "posts_search_source", "posts_search_update", "site_values",
                                              "trashed_posts", "trashed_posts_by_time", "trashed_posts_by_user",
                                              "users", "users_by_activity", "webmention_outbox",
                                              "webmention_outbox_by_due"])
@@ -103,7 +107,7 @@ struct SchemaTests {
             let store = try SQLiteStore(path: path)
             defer { try? store.close() }
             let applied = try store.pool.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens", "v10-photos", "v11-trash", "v12-site-values", "v13-content-html", "v14-authorization-codes", "v15-blog-settings", "v16-webmention-outbox"])
+            #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens", "v10-photos", "v11-trash", "v12-site-values", "v13-content-html", "v14-authorization-codes", "v15-blog-settings", "v16-webmention-outbox", "v17-tags", "v18-search"])
         }
     }
 

@@ -53,7 +53,7 @@ struct PostgresSchemaTests {
         let tables = try cluster.psql(database: reference, """
             SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1
             """)
-        #expect(tables.split(separator: "\n") == ["access_tokens", "authorization_codes", "blog_settings", "deleted_posts", "leases", "login_failures", "photos", "post_tokens", "posts", "site_values",
+        #expect(tables.split(separator: "\n") == ["access_tokens", "authorization_codes", "blog_settings", "deleted_posts", "leases", "login_failures", "photos", "post_tags", "post_tokens", "posts", "site_values",
                                                     "trashed_posts", "users", "webmention_outbox"])
         #expect(expected[3].contains("users_name_key"), "the unique index on lower(name)")
         for (have, want) in zip(migrated, expected) {
@@ -147,6 +147,35 @@ struct PostgresSchemaTests {
         #expect(try store.photoData(name: photo.name) == nil)
         #expect(try store.restorePost(id: 1, ofUserID: 1) == post)
         #expect(try store.photoData(name: photo.name)?.image == [0xFF, 0xD8, 0xFF, 0xD9])
+    }
+
+    /// A database from before tags (migration 11): its posts' hashtags
+    /// become their tags in migration 12, by the rule's regular expression.
+    @Test func postsFromBeforeTagsGetTheirHashtags() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try freshDatabase()
+        let database = PostgresCluster.databaseName(url)
+        let old = PostgresSchema.migrations.filter { $0.version <= 11 }
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("v11-\(UUID().uuidString).sql")
+        defer { try? FileManager.default.removeItem(at: script) }
+        try (old.map(\.sql).joined(separator: "\n") + "\n" + PostgresSchema.bookkeeping + ";\n"
+             + old.map { "INSERT INTO schema_migrations (version, name) VALUES (\($0.version), '\($0.name)');" }
+                .joined(separator: "\n")).write(to: script, atomically: true, encoding: .utf8)
+        try cluster.psql(database: database, file: script)
+        try cluster.psql(database: database, """
+            INSERT INTO users (name, password_hash, created_at) VALUES ('alice', 'h', '2027-01-15 08:00:00+00');
+            INSERT INTO posts (user_id, title, content, created_at, page, weight) VALUES
+                (1, 'a', 'Old #Swift and #swift, #1, #foo-https://x.org', '2027-01-15 08:00:00+00', 1, 1),
+                (1, 'b', 'no tags', '2027-01-15 08:00:00+00', 1, 1),
+                (1, 'c', '(#linux) https://x.org/#frag #x_', '2027-01-15 08:00:00+00', 1, 1);
+            """)
+        let store = try openStore(url)
+        defer { try? store.close() }
+        let tags = try cluster.psql(database: database, "SELECT post_id || ':' || tag FROM post_tags ORDER BY 1")
+        #expect(tags.split(separator: "\n") == ["1:swift", "3:linux", "3:x"])
+        #expect(try store.taggedPosts("linux", ofUserID: 1, before: nil, limit: 9).map(\.post.id) == [3])
+        // Migration 13's generated column indexed them for search.
+        #expect(try store.searchPosts(try SearchQuery("tags"), ofUserID: nil, offset: 0, limit: 9).map(\.post.id) == [2])
     }
 
     /// Instances that start together on a new database migrate it once,

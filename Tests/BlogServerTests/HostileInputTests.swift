@@ -58,9 +58,13 @@ struct HostileInputTests {
     static let ownTags: Set<String> = [
         "!doctype", "html", "head", "meta", "title", "link", "body", "main", "h1", "h2",
         "article", "p", "time", "div", "br", "nav", "a", "footer", "span",
+        // The search form at every page's foot.
+        "form", "input", "button",
     ]
     static let ownAttributes: Set<String> = [
         "lang", "charset", "name", "content", "rel", "href", "class", "id", "datetime", "type", "title",
+        // The search form's.
+        "action", "method", "role", "maxlength", "aria-label", "placeholder", "value",
     ]
 
     /// The tags and attribute names of an HTML text, lower-cased; markup

@@ -174,7 +174,8 @@ public struct Micropub: WebApplication {
         for (index, alt) in alts.enumerated() where photos[index].alt.isEmpty { photos[index].alt = alt }
         let command: Request = place.map { .geoPost(user: author, place: $0, title: title, content: text) }
             ?? .newPost(user: author, title: title, content: text)
-        let outcome = backend.perform(command, PostExtras(photos: photos, contentHTML: html), session)
+        let categories = try Self.checkedCategories(entry.categories)
+        let outcome = backend.perform(command, PostExtras(photos: photos, contentHTML: html, categories: categories), session)
         guard outcome.reply == .posted, let id = outcome.postID else { throw failure(outcome.reply) }
         return WebResponse(status: .created, headers: [.location: url(of: user.name, id), .cacheControl: "no-store"])
     }
@@ -199,8 +200,10 @@ public struct Micropub: WebApplication {
         let photos = try editedPhotos(post, update)
         let place = try editedPlace(update)
         let (newTitle, newContent) = try checked(title: name, content: content)
-        let extras = PostExtras(photos: photos, contentHTML: try html.map(Self.checkedHTML), place: place)
+        let extras = PostExtras(photos: photos, contentHTML: try html.map(Self.checkedHTML), place: place,
+                                categories: try editedCategories(post, update))
         let unchanged = newTitle.value == post.title && newContent.value == post.content && extras.contentHTML == post.contentHTML
+            && (extras.categories == nil || extras.categories == post.categories)
             && (photos == nil || photos == post.photos.map { PhotoAttachment(name: $0.name, alt: $0.alt) })
             && (place == .keep || place == (post.place.map(PlaceEdit.set) ?? .remove))
         guard !unchanged else { return WebResponse(status: .noContent) }
@@ -264,17 +267,20 @@ public struct Micropub: WebApplication {
         let form = FormData(query: request.query)
         switch form["q"] {
         case "config":
-            return .json(["q": ["config", "source", "syndicate-to"], "syndicate-to": [Any](),
+            return .json(["q": ["config", "source", "syndicate-to", "category"], "syndicate-to": [Any](),
                           "media-endpoint": String(baseURL.dropLast()) + Self.mediaPath])
         case "syndicate-to":
             return .json(["syndicate-to": [Any]()])
+        case "category":
+            let (user, _) = try authorize(request, bodyToken: nil)
+            return .json(["categories": try categories(of: user, filter: form["filter"] ?? "")])
         case "source":
             let (user, _) = try authorize(request, bodyToken: nil)
             guard let url = form["url"] else { throw .invalidRequest("q=source needs the post's url.") }
             let post = try stored(try postID(url, of: user), of: user)
             return .json(source(post, of: user, only: Set(form.all("properties"))))
         case nil:
-            throw .invalidRequest("Ask q=config, q=source or q=syndicate-to.")
+            throw .invalidRequest("Ask q=config, q=source, q=syndicate-to or q=category.")
         case let other?:
             throw .invalidRequest("Unknown query \"\(other.prefix(40))\".")
         }
@@ -290,6 +296,9 @@ public struct Micropub: WebApplication {
             "url": [url(of: user.name, post.id)],
         ]
         if let place = post.place { properties["location"] = ["geo:\(place.latitude),\(place.longitude)"] }
+        // Every tag: the text's hashtags and those given beside it.
+        let tags = post.tags
+        if !tags.isEmpty { properties["category"] = tags }
         if let updated = post.updatedAt { properties["updated"] = [updated.formatted(.iso8601)] }
         if !post.photos.isEmpty {
             properties["photo"] = post.photos.map { photo -> Any in

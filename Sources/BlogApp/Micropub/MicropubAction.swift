@@ -9,7 +9,7 @@ enum MicropubAction: Equatable {
 }
 
 /// The properties of a new post that blogd keeps: `name` (the title),
-/// `content`, `location` and `photo`. Others (`category`, `published`,
+/// `content`, `location`, `photo` and `category` (tags). Others (`published`,
 /// `syndication`...) are accepted and not kept, as the Micropub
 /// specification lets a server do with what it does not support.
 struct MicropubEntry: Equatable {
@@ -24,10 +24,12 @@ struct MicropubEntry: Equatable {
     /// The `mp-photo-alt` values of a form, in order: the alt text of its
     /// photos as the post shows them (the URLs first, then the files).
     var photoAlts: [String] = []
+    /// The `category` values, as sent (tags: `Micropub.checkedCategories`).
+    var categories: [String] = []
 
     static func == (a: MicropubEntry, b: MicropubEntry) -> Bool {
         a.name == b.name && a.content == b.content && a.contentHTML == b.contentHTML && a.photos == b.photos
-            && a.photoAlts == b.photoAlts
+            && a.photoAlts == b.photoAlts && a.categories == b.categories
             && a.location?.latitude == b.location?.latitude && a.location?.longitude == b.location?.longitude
     }
 }

@@ -34,7 +34,7 @@ public enum MicropubParser {
         switch action {
         case .create(let entry):
             texts += [entry.name, entry.content, entry.contentHTML, entry.location?.latitude, entry.location?.longitude]
-                .compactMap { $0 } + photos(entry.photos) + entry.photoAlts
+                .compactMap { $0 } + photos(entry.photos) + entry.photoAlts + entry.categories
         case .update(let url, let update):
             texts += [url] + values(update.replace) + values(update.add) + update.removeProperties + values(update.removeValues)
                 + [update.contentHTML, update.location?.latitude, update.location?.longitude].compactMap { $0 }
@@ -75,6 +75,7 @@ public enum MicropubParser {
         // such as photo[alt] to JSON); mp-photo-alt is the extension some
         // clients send.
         entry.photoAlts = form.all("mp-photo-alt")
+        entry.categories = form.all("category") + form.all("category[]")
         return .create(entry)
     }
 
@@ -111,6 +112,7 @@ public enum MicropubParser {
         entry.contentHTML = html(properties["content"])
         if let location = (properties["location"] as? [Any])?.first { entry.location = try self.location(location) }
         entry.photos = photos(properties["photo"])
+        entry.categories = texts(properties["category"])
         return .create(entry)
     }
 

@@ -91,6 +91,8 @@ enum AppPages {
         var photos: [PostPhoto] = []
         /// On an edit: the photos ticked for removal, by name.
         var removed: Set<String> = []
+        /// Tags besides the text's hashtags, as typed (`Hashtags.parseList`).
+        var tags = ""
     }
 
     /// "My posts": the new post form, then the newest posts.
@@ -144,6 +146,10 @@ enum AppPages {
         html.raw("\"><label for=\"content\">Text</label><textarea id=\"content\" name=\"content\" rows=\"8\">")
         html.text(draft.content)
         html.raw("</textarea>")
+        html.raw("<label for=\"tags\">Tags (besides the #hashtags in the text; separated by spaces)</label>")
+        html.raw("<input id=\"tags\" name=\"tags\" maxlength=\"\(WebClient.maxTagsField)\" value=\"")
+        html.text(draft.tags)
+        html.raw("\">")
         if withPlace {
             if editing { photoFields(draft, &html) }
             let label = draft.photos.isEmpty ? "Photo" : "Replace with a new photo"
@@ -232,6 +238,7 @@ extension AppPages.Draft {
     /// The edit form of a stored post.
     init(_ post: PostRecord) {
         self.init(title: post.title, content: post.content, latitude: post.place?.latitude ?? "",
-                  longitude: post.place?.longitude ?? "", photos: post.photos)
+                  longitude: post.place?.longitude ?? "", photos: post.photos,
+                  tags: post.categories.joined(separator: " "))
     }
 }

@@ -14,7 +14,8 @@ import Foundation
 ///     let storage: any BlogStorage = try SQLiteStore(path: "data/blog.sqlite")
 ///     let alice = try storage.createUser(name: "alice", passwordHash: hash, at: Date())
 public protocol BlogStorage: UserStorage, PostStorage, TrashStorage, PhotoStorage, LoginStateStorage,
-    TokenStorage, SiteStorage, AuthorizationCodeStorage, BlogSettingsStorage, SitemapStorage, WebmentionOutbox {}
+    TokenStorage, SiteStorage, AuthorizationCodeStorage, BlogSettingsStorage, SitemapStorage, WebmentionOutbox,
+    TagStorage, SearchStorage {}
 
 /// Failed logins of one user from one address: how many since
 /// `firstFailure`, and until when logins are refused.
@@ -40,11 +41,20 @@ public struct NewPost: Sendable {
 }
 
 extension PostStorage {
+    /// `insertPost` with no tags beside the text (its hashtags are still
+    /// its tags).
+    public func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int,
+                           place: Place?, photos: [PhotoAttachment], at date: Date, layout: PageLayout,
+                           token: UUID) throws(StorageError) -> NewPost {
+        try insertPost(userID: userID, title: title, content: content, contentHTML: contentHTML, categories: [],
+                       weight: weight, place: place, photos: photos, at: date, layout: layout, token: token)
+    }
+
     /// `insertPost` with photos by name (no alt text) and no HTML source.
     public func insertPost(userID: Int64, title: String, content: String, weight: Int, place: Place?, photos: [String],
                            at date: Date, layout: PageLayout, token: UUID = UUID()) throws(StorageError) -> NewPost {
-        try insertPost(userID: userID, title: title, content: content, contentHTML: nil, weight: weight, place: place,
-                       photos: PostPhoto.attachments(photos), at: date, layout: layout, token: token)
+        try insertPost(userID: userID, title: title, content: content, contentHTML: nil, categories: [], weight: weight,
+                       place: place, photos: PostPhoto.attachments(photos), at: date, layout: layout, token: token)
     }
 
     /// `insertPost` of a post with no photos.

@@ -50,11 +50,11 @@ public struct MeteredStorage: BlogStorage {
         try counted(try base.createUser(name: name, passwordHash: passwordHash, at: date))
     }
     public func deleteUser(id: Int64) throws(StorageError) { try counted(try base.deleteUser(id: id)) }
-    public func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int,
-                           place: Place?, photos: [PhotoAttachment], at date: Date, layout: PageLayout,
+    public func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, categories: [String],
+                           weight: Int, place: Place?, photos: [PhotoAttachment], at date: Date, layout: PageLayout,
                            token: UUID) throws(StorageError) -> NewPost {
         try counted(try base.insertPost(userID: userID, title: title, content: content, contentHTML: contentHTML,
-                                        weight: weight, place: place, photos: photos, at: date, layout: layout,
+                                        categories: categories, weight: weight, place: place, photos: photos, at: date, layout: layout,
                                         token: token))
     }
     public func claimPostToken(_ token: UUID) throws(StorageError) -> Int64? { try counted(try base.claimPostToken(token)) }
@@ -116,6 +116,17 @@ public struct MeteredStorage: BlogStorage {
     }
     public func recentPosts(limit: Int) throws(StorageError) -> [AuthoredPost] { try counted(try base.recentPosts(limit: limit)) }
     public func posts(ids: [Int64]) throws(StorageError) -> [PostRecord] { try counted(try base.posts(ids: ids)) }
+    public func taggedPosts(_ tag: String, ofUserID userID: Int64?, before: Int64?,
+                            limit: Int) throws(StorageError) -> [AuthoredPost] {
+        try counted(try base.taggedPosts(tag, ofUserID: userID, before: before, limit: limit))
+    }
+    public func tags(ofUserID userID: Int64, prefix: String, limit: Int) throws(StorageError) -> [String] {
+        try counted(try base.tags(ofUserID: userID, prefix: prefix, limit: limit))
+    }
+    public func searchPosts(_ query: SearchQuery, ofUserID userID: Int64?, offset: Int,
+                            limit: Int) throws(StorageError) -> [AuthoredPost] {
+        try counted(try base.searchPosts(query, ofUserID: userID, offset: offset, limit: limit))
+    }
     public func storePhoto(_ photo: PostPhoto, userID: Int64, image: [UInt8], thumbnail: [UInt8],
                            at date: Date) throws(StorageError) {
         try counted(try base.storePhoto(photo, userID: userID, image: image, thumbnail: thumbnail, at: date))

@@ -14,14 +14,19 @@ public struct PostEdit: Sendable, Equatable {
     /// keeps them as they are.
     public var photos: [PhotoAttachment]?
     public var place: PlaceEdit
+    /// The tags given beside the text the post is to have (normalized,
+    /// `Hashtags.normalized`); nil keeps them. The post's tags become its
+    /// new text's hashtags and these, in the edit's transaction.
+    public var categories: [String]?
 
     public init(title: String, content: String, contentHTML: String? = nil, photos: [PhotoAttachment]? = nil,
-                place: PlaceEdit = .keep) {
+                place: PlaceEdit = .keep, categories: [String]? = nil) {
         self.title = title
         self.content = content
         self.contentHTML = contentHTML
         self.photos = photos
         self.place = place
+        self.categories = categories
     }
 }
 

@@ -25,8 +25,11 @@ public protocol PostStorage: Sendable {
     /// (`PageRenderer.weight(photos:)`) once it has read their sizes, before
     /// it chooses the group. The record carries the photos, each with its
     /// alt text. `contentHTML` (the HTML `content` was derived from, or
-    /// nil) is stored beside the text and never rendered.
-    func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, weight: Int, place: Place?,
+    /// nil) is stored beside the text and never rendered. `categories`
+    /// (normalized tags, `Hashtags.normalized`) are stored with the post,
+    /// and its tags (`PostRecord.tags`) written in the same transaction.
+    func insertPost(userID: Int64, title: String, content: String, contentHTML: String?, categories: [String],
+                    weight: Int, place: Place?,
                     photos: [PhotoAttachment], at date: Date, layout: PageLayout,
                     token: UUID) throws(StorageError) -> NewPost
 

@@ -50,10 +50,14 @@ public struct PostRecord: Codable, Sendable, Equatable {
     /// (`{"html": …}`); nil for plain text. Never rendered: the pages show
     /// `content`, escaped. Kept so that `q=source` gives back what was sent.
     public var contentHTML: String? = nil
+    /// The tags given beside its text (Micropub `category`, the web form's
+    /// tags field), normalized (`Hashtags.normalized`); its text's
+    /// hashtags are its tags too (`tags`).
+    public var categories: [String] = []
 
     public init(id: Int64, userID: Int64, title: String, content: String, createdAt: Date,
                 page: Int = 1, weight: Int, updatedAt: Date? = nil, place: Place? = nil,
-                photos: [PostPhoto] = [], contentHTML: String? = nil) {
+                photos: [PostPhoto] = [], contentHTML: String? = nil, categories: [String] = []) {
         self.id = id
         self.userID = userID
         self.title = title
@@ -65,7 +69,12 @@ public struct PostRecord: Codable, Sendable, Equatable {
         self.place = place
         self.photos = photos
         self.contentHTML = contentHTML
+        self.categories = categories
     }
+
+    /// Every tag of the post: its text's hashtags, then its categories
+    /// (`Hashtags.tags(content:categories:)`).
+    public var tags: [String] { Hashtags.tags(content: content, categories: categories) }
 
     /// The post as the layout sees it.
     public var stub: PostStub { PostStub(id: id, page: page, weight: weight, updatedAt: updatedAt) }
