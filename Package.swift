@@ -179,6 +179,7 @@ let package = Package(
                 "BlogPhotos",
                 "BlogWeb",
                 "BlogWire",
+                "BlogFetch",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -187,6 +188,7 @@ let package = Package(
             name: "blogd",
             dependencies: [
                 "BlogApp",
+                "BlogFetch",
                 "BlogAuth",
                 "BlogCore",
                 "BlogLimits",
@@ -251,6 +253,7 @@ let package = Package(
         .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
         .testTarget(name: "BlogAppTests", dependencies: [
             "BlogApp", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogLimits", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport", "BlogPhotos",
+            "BlogFetch",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -99,14 +99,16 @@ public enum PageRenderer {
     /// A post's own page, at a URL that never changes (`postFile`): the
     /// post, and links to the posts just older and newer, the blog and
     /// the list of blogs.
+    /// `responses`: its Webmentions' block (`ResponsesRenderer.block`), under it.
     public static func postPage(user: String, title: String, fragment: [UInt8], older: Int64?, newer: Int64?,
-                                head: [UInt8] = []) -> [UInt8] {
+                                head: [UInt8] = [], responses: [UInt8] = []) -> [UInt8] {
         var nav: [(href: String, text: String)] = []
         if let older { nav.append((postFile(user: user, id: older), "← Older post")) }
         if let newer { nav.append((postFile(user: user, id: newer), "Newer post →")) }
         nav.append((mainFile(user: user), "\(user)’s blog"))
         nav.append((IndexPage.fileName, "All blogs"))
-        return document(title: "\(title) – \(user)", heading: user, fragments: [fragment], nav: nav,
+        return document(title: "\(title) – \(user)", heading: user,
+                        fragments: responses.isEmpty ? [fragment] : [fragment, responses], nav: nav,
                         feeds: feeds(user: user), base: "../", head: head)
     }
 
@@ -230,7 +232,7 @@ public enum PageRenderer {
     private static let baseStart = Array("<base href=\"".utf8)
     private static let feedStart = Array("<link rel=\"alternate\" type=\"application/atom+xml\" href=\"".utf8)
     private static let feedTitle = Array("\" title=\"".utf8)
-    private static let tagEnd = Array("\">\n".utf8)
+    static let tagEnd = Array("\">\n".utf8)
     private static let headStartToHeading = Array("""
         <link rel="stylesheet" href="style.css">
         </head>

@@ -84,8 +84,9 @@ package final class UserPages: Sendable {
 
     private func writePostPage(_ user: UserRecord, _ post: RenderedPost, id: Int64, older: Int64?, newer: Int64?,
                                new: Bool = false) throws {
+        // A new post has no responses yet: no query on the posting path.
         let page = PageRenderer.postPage(user: user.name, title: post.title, fragment: post.fragment, older: older, newer: newer,
-                                         head: head)
+                                         head: head, responses: new ? [] : try responses(user, postID: id).block)
         try store.write(page, file: PageRenderer.postFile(user: user.name, id: id), new: new)
     }
 
@@ -112,6 +113,7 @@ package final class UserPages: Sendable {
             cache.remove(post.id)
             try store.write(Self.tombstone, file: PageRenderer.goneFile(user: user.name, id: post.id))
             store.remove(file: PageRenderer.postFile(user: user.name, id: post.id))
+            removeResponsePages(of: user, postID: post.id)
             for neighbour in [around.older, around.newer].compactMap({ $0 }) {
                 let links = try storage.adjacentPosts(to: neighbour, ofUserID: user.id)
                 try writePostPage(user, try renderings([neighbour], of: user)[0], id: neighbour.id,
@@ -172,6 +174,7 @@ package final class UserPages: Sendable {
         }
         let all = try storage.postStubs(ofUserID: userID, pages: 1...Int(Int32.max))
         let rendered = try renderings(all, of: user)
+        let answered = try storage.postIDsWithShownWebmentions(ofUserID: userID)
         let onMain = plan.mainPages.map { main in all.indices.filter { main.contains(all[$0].page) } } ?? []
         pages.append((PageRenderer.mainFile(user: user.name),
                       PageRenderer.mainPage(user: user.name, fragments: onMain.map { rendered[$0].fragment },
@@ -179,8 +182,13 @@ package final class UserPages: Sendable {
         for index in all.indices {
             let page = PageRenderer.postPage(user: user.name, title: rendered[index].title, fragment: rendered[index].fragment,
                                              older: index + 1 < all.count ? all[index + 1].id : nil,
-                                             newer: index > 0 ? all[index - 1].id : nil, head: head)
+                                             newer: index > 0 ? all[index - 1].id : nil, head: head,
+                                             responses: answered.contains(all[index].id)
+                                                 ? try responses(user, postID: all[index].id).block : [])
             pages.append((PageRenderer.postFile(user: user.name, id: all[index].id), page))
+            if answered.contains(all[index].id) {
+                pages += try responsePages(user, postID: all[index].id, title: rendered[index].title)
+            }
         }
         for id in try storage.deletedPostIDs(ofUserID: userID) {
             pages.append((PageRenderer.goneFile(user: user.name, id: id), Self.tombstone))

@@ -7,7 +7,8 @@ struct Blogd: AsyncParsableCommand {
         abstract: "The blog server of the 2009 iPhone blog application.",
         version: BlogdVersion.text,
         subcommands: [Serve.self, Users.self, Rebuild.self, AddUser.self, DeletePost.self, Suspend.self, Unsuspend.self,
-                      DeleteUser.self, Passwd.self, IssueToken.self, ListTokens.self, RevokeToken.self, Stats.self, Backup.self],
+                      DeleteUser.self, Passwd.self, IssueToken.self, ListTokens.self, RevokeToken.self, Stats.self, Backup.self,
+                      Webmentions.self],
         defaultSubcommand: Serve.self)
 }
 

@@ -21,6 +21,9 @@ extension Serve {
             maxTextBytes: settings.maxMessageBytes,
             setPassword: { user, password in try service.setPassword(user.value, to: password) })
         backend.isRegistrationOpen = { [service] in service.registrationOpen }
-        return ApplicationSet([WebClient(backend: backend), Micropub(backend: backend, baseURL: settings.effectiveBaseURL)])
+        let client = WebClient(backend: backend)
+        return ApplicationSet([WebmentionModeration(client: client, service: service)]
+            + webmentionApplications(settings, service: service)
+            + [client, Micropub(backend: backend, baseURL: settings.effectiveBaseURL)])
     }
 }

@@ -14,7 +14,7 @@ import Foundation
 ///     let storage: any BlogStorage = try SQLiteStore(path: "data/blog.sqlite")
 ///     let alice = try storage.createUser(name: "alice", passwordHash: hash, at: Date())
 public protocol BlogStorage: UserStorage, PostStorage, TrashStorage, PhotoStorage, LoginStateStorage,
-    TokenStorage, SiteStorage {}
+    TokenStorage, SiteStorage, WebmentionStorage {}
 
 /// Failed logins of one user from one address: how many since
 /// `firstFailure`, and until when logins are refused.

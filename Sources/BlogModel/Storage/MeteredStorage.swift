@@ -17,7 +17,7 @@ public struct MeteredStorage: BlogStorage {
         _ = StorageMetrics.shared
     }
 
-    private func counted<T>(_ call: @autoclosure () throws(StorageError) -> T) throws(StorageError) -> T {
+    func counted<T>(_ call: @autoclosure () throws(StorageError) -> T) throws(StorageError) -> T {
         do {
             return try call()
         } catch {

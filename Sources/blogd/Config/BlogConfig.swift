@@ -120,6 +120,16 @@ public struct BlogConfig: Sendable, Equatable {
     public var loginLockout = 300.0
     /// swift-log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
+    /// Outgoing fetches (Webmention sources): may they reach loopback and
+    /// private addresses (tests, private networks only), how long each may
+    /// take, how many bytes they read, how many at once.
+    public var outgoingAllowPrivate = false
+    public var outgoingTimeout = 10.0
+    public var outgoingMaxBytes = 1 << 20
+    public var outgoingConcurrency = 8
+    /// Webmentions received per address: a second's refill and a burst.
+    public var webmentionRate = 1.0
+    public var webmentionBurst = 20.0
 
     public init() {}
 }
