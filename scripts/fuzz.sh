@@ -24,7 +24,7 @@ for argument in "$@"; do
         *) targets+=("$argument") ;;
     esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(codec proxy multipart form cookie micropub exif)
+[ ${#targets[@]} -gt 0 ] || targets=(codec proxy multipart form cookie micropub exif webmention)
 
 scratch=.build-fuzz
 # -O: unoptimized Swift with the sanitizer runs about 15 times fewer inputs.

@@ -16,6 +16,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case micropub
     /// The GPS position in an uploaded photo's EXIF block.
     case exif
+    /// A Webmention source page: HTML read for links and microformats.
+    case webmention
 
     /// Checks one input; crashes on any broken invariant.
     func check(_ data: [UInt8]) {
@@ -27,6 +29,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .cookie: checkCookies(data)
         case .micropub: checkMicropub(data)
         case .exif: checkExif(data)
+        case .webmention: checkWebmentionSource(data)
         }
     }
 

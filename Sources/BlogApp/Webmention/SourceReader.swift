@@ -10,12 +10,19 @@ import Foundation
 /// A small, tolerant reader of the parts of mf2 that this needs, not a
 /// full parser; every value is text (`e-content` is read as its text,
 /// never kept as markup).
-struct SourceReader {
+public struct SourceReader: Sendable {
     let source: URL
     let target: String
 
+    /// A reader of the page at `source` (its final URL, after redirects:
+    /// relative links resolve against it) about `target`.
+    public init(source: URL, target: String) {
+        self.source = source
+        self.target = target
+    }
+
     /// Nil when the source does not link to the target.
-    func read(body: String, contentType: String) -> WebmentionContent? {
+    public func read(body: String, contentType: String) -> WebmentionContent? {
         guard contentType.lowercased().contains("html") else {
             // Plain text and other types: the target's URL anywhere in it.
             return body.contains(target) ? WebmentionContent(kind: .mention) : nil
