@@ -82,6 +82,10 @@ struct Attack: ParsableCommand {
                                valueName: "token"))
     var token: String?
 
+    @Option(help: ArgumentHelp("webmention-flood: a post page of the server (its URL under base_url), so that each Webmention is accepted and queued.",
+                               valueName: "url"))
+    var target: String?
+
     @Flag(help: "Print one JSON object (keys sorted) instead of the table.")
     var json = false
 

@@ -10,6 +10,7 @@ enum AttackKind: String, CaseIterable, ExpressibleByArgument, Sendable {
     case bigPosts = "big-posts"
     case connectionHog = "connection-hog"
     case uploadFlood = "upload-flood"
+    case webmentionFlood = "webmention-flood"
 
     /// Threads of the request floods: enough to keep the server's password
     /// hashing queue full whatever its cores.
@@ -25,6 +26,8 @@ enum AttackKind: String, CaseIterable, ExpressibleByArgument, Sendable {
     static let bigPostContentBytes = 65_000
     /// Threads of `upload-flood`, each one upload at a time.
     static let uploadThreads = 8
+    /// Threads of `webmention-flood`, each one Webmention at a time.
+    static let webmentionThreads = 16
 
     /// One line for `--help` and the report.
     var summary: String {
@@ -37,9 +40,10 @@ enum AttackKind: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .bigPosts: "\(Self.bigPostThreads) threads posting \(Self.bigPostContentBytes) '\"' (escaped sixfold) to their own pages"
         case .connectionHog: "idle blog-port connections, up to --connections, held and reopened"
         case .uploadFlood: "\(Self.uploadThreads) threads uploading --photo to /micropub/media with --token, a new connection each"
+        case .webmentionFlood: "\(Self.webmentionThreads) threads posting Webmentions of --target to /webmention, a new connection each"
         }
     }
 
     /// Whether the attack goes to the HTTP port (`--http-port` needed).
-    var needsHTTP: Bool { self == .httpHeaders || self == .httpIdle || self == .uploadFlood }
+    var needsHTTP: Bool { self == .httpHeaders || self == .httpIdle || self == .uploadFlood || self == .webmentionFlood }
 }

@@ -47,7 +47,8 @@ struct AttackSetUp {
             upload = (Array(data), token)
         }
         let attacker = options.kind.attacker(blog: blog, http: http, sources: attackerSources,
-                                             connections: options.connections, timeout: options.timeout, upload: upload)
+                                             connections: options.connections, timeout: options.timeout, upload: upload,
+                                             webmentionTarget: options.target)
         if let flood = attacker as? RequestFlood, case .bigPosts(let users, _) = flood.request {
             var random = SplitMix64(seed: 1)
             let size = flood.message(thread: 0, counter: 1, random: &random).count

@@ -29,7 +29,8 @@ extension AttackKind {
     /// the HTTP port `http` (which set-up has checked for every kind that
     /// `needsHTTP`, so it is there when used).
     func attacker(blog: SocketAddress, http: SocketAddress?, sources: [SocketAddress],
-                  connections: Int, timeout: Double, upload: (photo: [UInt8], token: String)? = nil) -> any Attacker {
+                  connections: Int, timeout: Double, upload: (photo: [UInt8], token: String)? = nil,
+                  webmentionTarget: String? = nil) -> any Attacker {
         let blogRoute = Route(server: blog, sources: sources)
         switch self {
         case .none:
@@ -52,6 +53,9 @@ extension AttackKind {
         case .uploadFlood:
             return UploadFlood(route: Route(server: http!, sources: sources), threads: Self.uploadThreads,
                                photo: upload?.photo ?? [], token: upload?.token ?? "", timeout: timeout)
+        case .webmentionFlood:
+            return WebmentionFlood(route: Route(server: http!, sources: sources), threads: Self.webmentionThreads,
+                                   target: webmentionTarget ?? "http://localhost/nobody/1.html", timeout: timeout)
         }
     }
 }
