@@ -10,6 +10,8 @@ public enum WebmentionRefusal: Error, Sendable, Equatable, CustomStringConvertib
     /// The target is not a post of this site.
     case notOurs
     case noSuchPost
+    /// The blog's author has `BlogService.webmentionsWaitingLimit` waiting already.
+    case tooManyWaiting
     case database
 
     public var description: String {
@@ -19,6 +21,7 @@ public enum WebmentionRefusal: Error, Sendable, Equatable, CustomStringConvertib
         case .sameURL: "source and target must differ"
         case .notOurs: "target is not a post on this site"
         case .noSuchPost: "target names no post here"
+        case .tooManyWaiting: "too many Webmentions are waiting for this blog's author; try again later"
         case .database: "the Webmention could not be stored; try again later"
         }
     }
@@ -31,6 +34,9 @@ public enum WebmentionRefusal: Error, Sendable, Equatable, CustomStringConvertib
 extension BlogService {
     /// Longest source or target URL accepted.
     public static let webmentionURLLimit = 2048
+    /// Webmentions one blog may have waiting for approval: many addresses
+    /// together cannot fill the database faster than its author reads.
+    public static let webmentionsWaitingLimit = 1000
 
     /// Checks a Webmention and queues it for verification. `hosts`: the
     /// names the request reached this site by (its `Host`), besides the
@@ -45,6 +51,10 @@ extension BlogService {
             guard let owner = try storage.user(named: name), !owner.suspended,
                   let post = try storage.posts(ids: [postID]).first, post.userID == owner.id
             else { return .failure(.noSuchPost) }
+            // At the limit a re-sent one waits too: the author reads first.
+            guard try storage.unapprovedWebmentionCount(ofUserID: owner.id) < Self.webmentionsWaitingLimit else {
+                return .failure(.tooManyWaiting)
+            }
             return .success(try storage.queueWebmention(userID: owner.id, postID: postID, source: source, target: target,
                                                         at: date ?? now()))
         } catch .unknownUser {

@@ -128,6 +128,12 @@ extension PostgresStore {
         return counts
     }
 
+    public func unapprovedWebmentionCount(ofUserID userID: Int64) throws(StorageError) -> Int {
+        Int(try rows("SELECT COUNT(*) FROM webmentions WHERE user_id = \(userID) AND NOT approved") {
+            try $0.decode(Int64.self)
+        }.first ?? 0)
+    }
+
     public func postIDsWithShownWebmentions(ofUserID userID: Int64) throws(StorageError) -> Set<Int64> {
         Set(try rows("""
             SELECT DISTINCT post_id FROM webmentions WHERE user_id = \(userID) AND approved AND verified_at IS NOT NULL

@@ -137,6 +137,13 @@ extension SQLiteStore {
         }
     }
 
+    public func unapprovedWebmentionCount(ofUserID userID: Int64) throws(StorageError) -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webmentions WHERE user_id = ? AND approved = 0",
+                             arguments: [userID]) ?? 0
+        }
+    }
+
     public func postIDsWithShownWebmentions(ofUserID userID: Int64) throws(StorageError) -> Set<Int64> {
         try read { db in
             Set(try Int64.fetchAll(db, sql: """

@@ -129,6 +129,22 @@ struct WebmentionReceivingTests {
         try await f.close()
     }
 
+    @Test func aBlogsWaitingListIsBounded() async throws {
+        let f = try await WebmentionFixture()
+        for n in 0..<BlogService.webmentionsWaitingLimit {
+            _ = try f.app.blog.store.queueWebmention(userID: f.user.id, postID: f.postID, source: "https://s\(n).example/",
+                                                     target: f.target, at: Date())
+        }
+        let refused = try await f.send(source: f.source.url("/one-more"))
+        #expect(refused.status == 503 && refused.text.contains("too many Webmentions are waiting"))
+        #expect(try f.app.blog.store.unapprovedWebmentionCount(ofUserID: f.user.id) == BlogService.webmentionsWaitingLimit)
+        // Approving (or rejecting) one makes room.
+        let first = try #require(try f.app.blog.store.webmentions(ofUserID: f.user.id, approved: false, limit: 1).first)
+        _ = try f.app.blog.service.removeWebmention(id: first.id, ofUserID: f.user.id)
+        #expect(try await f.send(source: f.source.url("/one-more")).status == 202)
+        try await f.close()
+    }
+
     @Test func markupInTheSourceIsShownAsText() async throws {
         let f = try await WebmentionFixture()
         let hostile = "<script>alert(1)</script><b>bold</b> &lt;img src=x onerror=alert(2)&gt; <a href=\"javascript:x\">link</a>"

@@ -31,6 +31,9 @@ extension ForwardingStorage {
     func shownWebmentionCounts(postID: Int64) throws(StorageError) -> [Webmention.Kind: Int] {
         try store.shownWebmentionCounts(postID: postID)
     }
+    func unapprovedWebmentionCount(ofUserID userID: Int64) throws(StorageError) -> Int {
+        try store.unapprovedWebmentionCount(ofUserID: userID)
+    }
     func postIDsWithShownWebmentions(ofUserID userID: Int64) throws(StorageError) -> Set<Int64> {
         try store.postIDsWithShownWebmentions(ofUserID: userID)
     }

@@ -65,8 +65,11 @@ struct WebmentionConformanceTests {
                                                 at: t0)
                 ids.append(mention.id)
             }
+            #expect(try store.unapprovedWebmentionCount(ofUserID: alice.id) == 5)
+            #expect(try store.unapprovedWebmentionCount(ofUserID: bob.id) == 0)
             #expect(try store.approveWebmention(id: ids[0], ofUserID: bob.id) == nil, "not bob's")
             for id in ids { _ = try store.approveWebmention(id: id, ofUserID: nil) }
+            #expect(try store.unapprovedWebmentionCount(ofUserID: alice.id) == 0)
             #expect(try store.shownWebmentions(postID: postID, offset: 0, limit: 2).map(\.id) == [ids[4], ids[3]], "newest first")
             #expect(try store.shownWebmentions(postID: postID, offset: 2, limit: 2).map(\.id) == [ids[2], ids[1]])
             #expect(try store.shownWebmentionCounts(postID: postID) == [.like: 3, .mention: 2])

@@ -64,6 +64,9 @@ public struct WebmentionEndpoint: WebApplication {
         case .success:
             accepted()
             return Self.text(.accepted, "Accepted: the source will be verified, and the author will see it.\n")
+        case .failure(.tooManyWaiting):
+            return Self.text(.serviceUnavailable, WebmentionRefusal.tooManyWaiting.description + "\n",
+                             extra: [.retryAfter: "3600"])
         case .failure(.database):
             return Self.text(.serviceUnavailable, WebmentionRefusal.database.description + "\n", extra: [.retryAfter: "10"])
         case .failure(let refusal):

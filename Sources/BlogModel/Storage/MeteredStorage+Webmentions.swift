@@ -32,6 +32,9 @@ extension MeteredStorage {
     public func shownWebmentionCounts(postID: Int64) throws(StorageError) -> [Webmention.Kind: Int] {
         try counted(try base.shownWebmentionCounts(postID: postID))
     }
+    public func unapprovedWebmentionCount(ofUserID userID: Int64) throws(StorageError) -> Int {
+        try counted(try base.unapprovedWebmentionCount(ofUserID: userID))
+    }
     public func postIDsWithShownWebmentions(ofUserID userID: Int64) throws(StorageError) -> Set<Int64> {
         try counted(try base.postIDsWithShownWebmentions(ofUserID: userID))
     }

@@ -43,6 +43,9 @@ public protocol WebmentionStorage: Sendable {
     /// How many are shown under post `postID`, by kind.
     func shownWebmentionCounts(postID: Int64) throws(StorageError) -> [Webmention.Kind: Int]
 
+    /// How many of the user's Webmentions wait for approval.
+    func unapprovedWebmentionCount(ofUserID userID: Int64) throws(StorageError) -> Int
+
     /// The user's posts that have any Webmention shown.
     func postIDsWithShownWebmentions(ofUserID userID: Int64) throws(StorageError) -> Set<Int64>
 }
