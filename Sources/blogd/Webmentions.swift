@@ -2,6 +2,7 @@ import BlogApp
 import BlogCore
 import BlogFetch
 import BlogLimits
+import BlogPages
 import BlogWeb
 
 extension Serve {
@@ -15,6 +16,12 @@ extension Serve {
         let budget = AddressBudget(perSecond: settings.webmentionRate, burst: settings.webmentionBurst)
         return [WebmentionEndpoint(service: service, budget: budget, accepted: { verifier.nudge() })]
     }
+}
+
+/// Where the pages' `Link` header says the Webmention endpoint is, as
+/// `micropubLink` does for Micropub.
+func webmentionLink(_ settings: BlogConfig) -> String {
+    (settings.baseURL.map { _ in settings.effectiveBaseURL } ?? "/") + PageRenderer.webmentionPath
 }
 
 extension BlogConfig {

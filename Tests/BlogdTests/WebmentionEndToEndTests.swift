@@ -45,6 +45,9 @@ struct WebmentionEndToEndTests {
         let id: Int64 = 1
         let target = "\(base)/alice/\(id).html"
         #expect(page(id).contains("<link rel=\"webmention\" href=\"webmention\">"), "the endpoint is named on the page")
+        let headers = try tool("curl", ["-s", "-D", "-", "-o", "/dev/null", target]).output
+        #expect(headers.lowercased().contains("link: </webmention>; rel=\"webmention\""), "and in its Link header: \(headers)")
+        #expect(headers.lowercased().contains("link: </micropub>; rel=\"micropub\""))
 
         let source = try await LoopbackHTTPServer.start()
         source.set("/reply", .page("""
