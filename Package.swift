@@ -180,6 +180,7 @@ let package = Package(
                 "BlogPhotos",
                 "BlogWeb",
                 "BlogWire",
+                "BlogFetch",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -189,6 +190,7 @@ let package = Package(
             dependencies: [
                 "BlogFetch",
                 "BlogApp",
+                "BlogFetch",
                 "BlogAuth",
                 "BlogCore",
                 "BlogLimits",
@@ -254,6 +256,7 @@ let package = Package(
         .testTarget(name: "BlogAppTests", dependencies: [
             "BlogFetch",
             "BlogApp", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogLimits", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport", "BlogPhotos",
+            "BlogFetch",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -259,3 +259,30 @@ SELECT id, tag, user_id FROM (
 ALTER TABLE posts ADD COLUMN search tsvector
     GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, title || ' ' || content)) STORED;
 CREATE INDEX posts_search ON posts USING gin (search);
+
+-- Migration 17.
+-- Received Webmentions: one row per post and source, queued until
+-- verified, shown once approved. Text only, never markup.
+CREATE TABLE webmentions (
+    id              bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    user_id         bigint      NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    post_id         bigint      NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+    source          text        NOT NULL,
+    target          text        NOT NULL,
+    status          text        NOT NULL CHECK (status IN ('queued', 'verified')),
+    approved        boolean     NOT NULL DEFAULT false,
+    received_at     timestamptz NOT NULL,
+    attempts        integer     NOT NULL DEFAULT 0,
+    next_attempt_at timestamptz NOT NULL,
+    verified_at     timestamptz,
+    kind            text        NOT NULL DEFAULT 'mention' CHECK (kind IN ('reply', 'like', 'repost', 'mention')),
+    author_name     text        NOT NULL DEFAULT '',
+    author_url      text        NOT NULL DEFAULT '',
+    author_photo    text        NOT NULL DEFAULT '',
+    title           text        NOT NULL DEFAULT '',
+    content         text        NOT NULL DEFAULT '',
+    UNIQUE (post_id, source)
+);
+CREATE INDEX webmentions_due ON webmentions (next_attempt_at) WHERE status = 'queued';
+CREATE INDEX webmentions_by_user ON webmentions (user_id, id);
+CREATE INDEX webmentions_shown ON webmentions (post_id, id) WHERE approved AND verified_at IS NOT NULL;

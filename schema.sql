@@ -220,3 +220,29 @@ CREATE TRIGGER posts_search_update AFTER UPDATE OF title, content, user_id ON po
     VALUES ('delete', old.id, old.title, old.content, 'u' || old.user_id);
     INSERT INTO posts_search (rowid, title, content, blog) VALUES (new.id, new.title, new.content, 'u' || new.user_id);
 END;
+
+-- Received Webmentions: one row per post and source, queued until
+-- verified, shown once approved. Text only, never markup.
+CREATE TABLE webmentions (
+    id              INTEGER PRIMARY KEY,
+    user_id         INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    post_id         INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+    source          TEXT    NOT NULL,
+    target          TEXT    NOT NULL,
+    status          TEXT    NOT NULL CHECK (status IN ('queued', 'verified')),
+    approved        INTEGER NOT NULL DEFAULT 0,
+    received_at     TEXT    NOT NULL,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at TEXT    NOT NULL,
+    verified_at     TEXT,
+    kind            TEXT    NOT NULL DEFAULT 'mention' CHECK (kind IN ('reply', 'like', 'repost', 'mention')),
+    author_name     TEXT    NOT NULL DEFAULT '',
+    author_url      TEXT    NOT NULL DEFAULT '',
+    author_photo    TEXT    NOT NULL DEFAULT '',
+    title           TEXT    NOT NULL DEFAULT '',
+    content         TEXT    NOT NULL DEFAULT '',
+    UNIQUE (post_id, source)
+);
+CREATE INDEX webmentions_due ON webmentions(next_attempt_at) WHERE status = 'queued';
+CREATE INDEX webmentions_by_user ON webmentions(user_id, id);
+CREATE INDEX webmentions_shown ON webmentions(post_id, id) WHERE approved = 1 AND verified_at IS NOT NULL;

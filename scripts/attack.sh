@@ -10,7 +10,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 secs=${1:-10}; shift 2>/dev/null
-kinds=("$@"); [ ${#kinds[@]} -eq 0 ] && kinds=(none login-flood register-flood http-headers http-idle big-posts connection-hog upload-flood)
+kinds=("$@"); [ ${#kinds[@]} -eq 0 ] && kinds=(none login-flood register-flood http-headers http-idle big-posts connection-hog upload-flood webmention-flood)
 bin=.build/release
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
@@ -29,6 +29,16 @@ for kind in "${kinds[@]}"; do
     vips gaussnoise "$d/noise.v" 4000 3000 && vips colourspace "$d/noise.v" "$d/photo.jpg[Q=90]" srgb 2>/dev/null \
       || vips copy "$d/noise.v" "$d/photo.jpg[Q=90]"
     extra=(--photo "$d/photo.jpg" --token "$token")
+  fi
+  if [ "$kind" = webmention-flood ]; then
+    # A post to mention, from 100 addresses (127.0.0.2 to 127.0.0.101).
+    python3 - "$p" <<'PY'
+import socket, sys
+def say(m):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(m); r = s.recv(64); s.close(); return r
+say(b"register:flooder:pw[E];"); say(b"login:flooder:pw[E];"); say(b"newpost:flooder:Hi:Mention me[E];")
+PY
+    extra=(--target "http://127.0.0.1:$h/flooder/1.html" --attacker-addresses 100)
   fi
   "$bin/blogbench" attack "$kind" --port "$p" --http-port "$h" --duration "$secs" --server-pid "$pid" --json "${extra[@]}" > "$d.json"
   python3 -m json.tool "$d.json" 2>/dev/null | head -80 || cat "$d.json"

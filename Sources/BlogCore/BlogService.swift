@@ -48,6 +48,8 @@ public final class BlogService: Sendable {
         /// root, a relative link, so that the pages do not depend on the
         /// address an instance is reached at.
         public var pagesNameMicropub = false
+        /// Every page names the Webmention endpoint (`webmention`, relative).
+        public var pagesNameWebmention = false
 
         public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600,
                     pageSize: Int = 50, pageBytes: Int = PageLayout.defaultPageBytes,
@@ -119,6 +121,7 @@ public final class BlogService: Sendable {
         let feedMaker = Feeds(baseURL: settings.baseURL, idBase: settings.feedIDBase)
         let head = PageRenderer.micropubLink(settings.pagesNameMicropub ? PageRenderer.micropubPath : nil)
             + PageRenderer.indieAuthLinks(settings.pagesNameMicropub)
+            + PageRenderer.webmentionLink(settings.pagesNameWebmention ? PageRenderer.webmentionPath : nil)
         let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker,
                                   head: head)
         self.userPages = userPages

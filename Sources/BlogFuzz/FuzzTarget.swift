@@ -16,8 +16,10 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case micropub
     /// The GPS position in an uploaded photo's EXIF block.
     case exif
-    /// Webmention endpoint discovery: a target's `Link` header and HTML.
+    /// A Webmention source page: HTML read for links and microformats.
     case webmention
+    /// Webmention endpoint discovery: a target's `Link` header and HTML.
+    case discovery
 
     /// Checks one input; crashes on any broken invariant.
     func check(_ data: [UInt8]) {
@@ -29,7 +31,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .cookie: checkCookies(data)
         case .micropub: checkMicropub(data)
         case .exif: checkExif(data)
-        case .webmention: checkWebmentionDiscovery(data)
+        case .webmention: checkWebmentionSource(data)
+        case .discovery: checkWebmentionDiscovery(data)
         }
     }
 

@@ -127,17 +127,18 @@ public enum PageRenderer {
     /// A post's own page, at a URL that never changes (`postFile`): the
     /// post, and links to the posts just older and newer, the blog and
     /// the list of blogs.
+    /// `responses`: its Webmentions' block (`ResponsesRenderer.block`), under it.
     public static func postPage(user: String, title: String, fragment: [UInt8], older: Int64?, newer: Int64?,
-                                head: [UInt8] = []) -> [UInt8] {
+                                head: [UInt8] = [], responses: [UInt8] = []) -> [UInt8] {
         postPage(blog: BlogIdentity(user: user), post: PostMeta(title: title), fragment: fragment, older: older,
-                 newer: newer, head: head)
+                 newer: newer, head: head, responses: responses)
     }
 
     /// `postPage(user:…)` of a blog with its settings: its head says where
     /// the page is for good and what it shows (`rel=canonical`, a meta
     /// description, OpenGraph), its `h-entry` names its author.
     public static func postPage(blog: BlogIdentity, post: PostMeta, fragment: [UInt8], older: Int64?, newer: Int64?,
-                                head: [UInt8] = []) -> [UInt8] {
+                                head: [UInt8] = [], responses: [UInt8] = []) -> [UInt8] {
         let user = blog.user
         var nav: [(href: String, text: String)] = []
         if let older { nav.append((postFile(user: user, id: older), "← Older post")) }
@@ -145,7 +146,8 @@ public enum PageRenderer {
         nav.append((mainFile(user: user), blog.settings.title ?? "\(user)’s blog"))
         nav.append((IndexPage.fileName, "All blogs"))
         return document(title: "\(post.title) – \(blog.name)", heading: blog.name,
-                        fragments: [withAuthor(fragment, blog: blog)], nav: nav,
+                        fragments: responses.isEmpty ? [withAuthor(fragment, blog: blog)] : [withAuthor(fragment, blog: blog), responses],
+                        nav: nav,
                         feeds: feeds(user: user), base: "../", head: postHead(blog: blog, post: post) + head, searchBlog: user)
     }
 
@@ -286,7 +288,7 @@ public enum PageRenderer {
     private static let baseStart = Array("<base href=\"".utf8)
     private static let feedStart = Array("<link rel=\"alternate\" type=\"application/atom+xml\" href=\"".utf8)
     private static let feedTitle = Array("\" title=\"".utf8)
-    private static let tagEnd = Array("\">\n".utf8)
+    static let tagEnd = Array("\">\n".utf8)
     private static let headEndToMain = Array("""
         <link rel="stylesheet" href="style.css">
         </head>

@@ -88,8 +88,10 @@ package final class UserPages: Sendable {
 
     private func writePostPage(_ user: UserRecord, _ blog: BlogIdentity, _ post: RenderedPost, id: Int64, older: Int64?,
                                newer: Int64?, new: Bool = false) throws {
+        // A new post has no responses yet: no query on the posting path.
         let page = PageRenderer.postPage(blog: blog, post: post.meta(id: id), fragment: post.fragment, older: older,
-                                         newer: newer, head: head)
+                                         newer: newer, head: head,
+                                         responses: new ? [] : try responses(user, postID: id).block)
         try store.write(page, file: PageRenderer.postFile(user: user.name, id: id), new: new)
     }
 
@@ -117,6 +119,7 @@ package final class UserPages: Sendable {
             cache.remove(post.id)
             try store.write(Self.tombstone, file: PageRenderer.goneFile(user: user.name, id: post.id))
             store.remove(file: PageRenderer.postFile(user: user.name, id: post.id))
+            removeResponsePages(of: user, postID: post.id)
             for neighbour in [around.older, around.newer].compactMap({ $0 }) {
                 let links = try storage.adjacentPosts(to: neighbour, ofUserID: user.id)
                 try writePostPage(user, blog, try renderings([neighbour], of: user)[0], id: neighbour.id,
@@ -189,6 +192,7 @@ package final class UserPages: Sendable {
         }
         let all = try storage.postStubs(ofUserID: userID, pages: 1...Int(Int32.max))
         let rendered = try renderings(all, of: user)
+        let answered = try storage.postIDsWithShownWebmentions(ofUserID: userID)
         let onMain = plan.mainPages.map { main in all.indices.filter { main.contains(all[$0].page) } } ?? []
         pages.append((PageRenderer.mainFile(user: user.name),
                       PageRenderer.mainPage(blog: blog, fragments: onMain.map { rendered[$0].fragment },
@@ -197,8 +201,13 @@ package final class UserPages: Sendable {
             let page = PageRenderer.postPage(blog: blog, post: rendered[index].meta(id: all[index].id),
                                              fragment: rendered[index].fragment,
                                              older: index + 1 < all.count ? all[index + 1].id : nil,
-                                             newer: index > 0 ? all[index - 1].id : nil, head: head)
+                                             newer: index > 0 ? all[index - 1].id : nil, head: head,
+                                             responses: answered.contains(all[index].id)
+                                                 ? try responses(user, postID: all[index].id).block : [])
             pages.append((PageRenderer.postFile(user: user.name, id: all[index].id), page))
+            if answered.contains(all[index].id) {
+                pages += try responsePages(user, postID: all[index].id, title: rendered[index].title)
+            }
         }
         for id in try storage.deletedPostIDs(ofUserID: userID) {
             pages.append((PageRenderer.goneFile(user: user.name, id: id), Self.tombstone))

@@ -259,6 +259,34 @@ enum Schema {
         CREATE INDEX webmention_outbox_by_due ON webmention_outbox(due_at, id);
         """
 
+    /// Received Webmentions (`WebmentionStorage`): one row per post and
+    /// source, queued until verified, shown once approved. Text only.
+    static let webmentions = """
+        CREATE TABLE webmentions (
+            id              INTEGER PRIMARY KEY,
+            user_id         INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            post_id         INTEGER NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+            source          TEXT    NOT NULL,
+            target          TEXT    NOT NULL,
+            status          TEXT    NOT NULL CHECK (status IN ('queued', 'verified')),
+            approved        INTEGER NOT NULL DEFAULT 0,
+            received_at     TEXT    NOT NULL,
+            attempts        INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at TEXT    NOT NULL,
+            verified_at     TEXT,
+            kind            TEXT    NOT NULL DEFAULT 'mention' CHECK (kind IN ('reply', 'like', 'repost', 'mention')),
+            author_name     TEXT    NOT NULL DEFAULT '',
+            author_url      TEXT    NOT NULL DEFAULT '',
+            author_photo    TEXT    NOT NULL DEFAULT '',
+            title           TEXT    NOT NULL DEFAULT '',
+            content         TEXT    NOT NULL DEFAULT '',
+            UNIQUE (post_id, source)
+        );
+        CREATE INDEX webmentions_due ON webmentions(next_attempt_at) WHERE status = 'queued';
+        CREATE INDEX webmentions_by_user ON webmentions(user_id, id);
+        CREATE INDEX webmentions_shown ON webmentions(post_id, id) WHERE approved = 1 AND verified_at IS NOT NULL;
+        """
+
     /// The migrations, in order. `layout` groups the posts of a database
     /// made before posts had page groups.
     static func migrator(layout: PageLayout) -> DatabaseMigrator {
@@ -317,6 +345,9 @@ enum Schema {
         }
         migrator.registerMigration("v18-search") { db in
             try db.execute(sql: search)
+        }
+        migrator.registerMigration("v19-webmentions") { db in
+            try db.execute(sql: webmentions)
         }
         return migrator
     }

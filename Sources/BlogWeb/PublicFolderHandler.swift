@@ -36,15 +36,22 @@ public struct PublicFolderHandler: Sendable {
     /// web server reads through its cache, on a thread of its own).
     /// `micropub`: the Micropub endpoint's URL, named in every page's
     /// reply (`Link: <URL>; rel="micropub"`, W3C Micropub 5.3).
-    public init(folder: URL, health: (@Sendable () async -> Bool)? = nil, micropub: String? = nil) {
-        self.init(folder: folder, files: DiskFiles(folder: folder.path), health: health, micropub: micropub)
+    /// `webmention`: the Webmention endpoint's, likewise (W3C Webmention 3.1.2).
+    public init(folder: URL, health: (@Sendable () async -> Bool)? = nil, micropub: String? = nil,
+                webmention: String? = nil) {
+        self.init(folder: folder, files: DiskFiles(folder: folder.path), health: health, micropub: micropub,
+                  webmention: webmention)
     }
 
-    init(folder: URL, files: any FileSource, health: (@Sendable () async -> Bool)? = nil, micropub: String? = nil) {
+    init(folder: URL, files: any FileSource, health: (@Sendable () async -> Bool)? = nil, micropub: String? = nil,
+         webmention: String? = nil) {
         self.folder = folder
         self.files = files
         self.health = health
-        pageFields = micropub.map { [HTTPField.Name("Link")!: "<\($0)>; rel=\"micropub\""] } ?? [:]
+        var fields: HTTPFields = [:]
+        if let webmention { fields.append(HTTPField(name: HTTPField.Name("Link")!, value: "<\(webmention)>; rel=\"webmention\"")) }
+        if let micropub { fields.append(HTTPField(name: HTTPField.Name("Link")!, value: "<\(micropub)>; rel=\"micropub\"")) }
+        pageFields = fields
     }
 
     /// The health endpoint's path.

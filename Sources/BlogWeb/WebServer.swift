@@ -65,9 +65,10 @@ public final class WebServer: Sendable {
     public convenience init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
                             health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil,
                             tls: TLS? = nil, application: (any WebApplication)? = nil,
-                            micropub: String? = nil) async throws(StartError) {
+                            micropub: String? = nil, webmention: String? = nil) async throws(StartError) {
         try await self.init(folder: folder, host: host, port: port, logger: logger, limits: limits, health: health,
                             accessLog: accessLog, tls: tls, application: application, micropub: micropub,
+                            webmention: webmention,
                             clock: { NIODeadline.now().uptimeNanoseconds })
     }
 
@@ -102,7 +103,7 @@ public final class WebServer: Sendable {
     /// a page in memory goes unchecked: tests move it on.
     init(folder: URL, host: String, port: Int, logger: Logger, limits: Limits = Limits(),
          health: (@Sendable () -> Bool)? = nil, accessLog: Logger? = nil, tls: TLS? = nil,
-         application: (any WebApplication)? = nil, micropub: String? = nil,
+         application: (any WebApplication)? = nil, micropub: String? = nil, webmention: String? = nil,
          clock: @escaping @Sendable () -> UInt64) async throws(StartError) {
         guard let bindHosts = ListenHost.bindHosts(for: host) else { throw .badHost(host) }
         for port in [port] + (tls.map { [$0.port] } ?? []) where !(0...65535).contains(port) {
@@ -118,7 +119,7 @@ public final class WebServer: Sendable {
         let healthy = health.map { HealthProbe(limit: 1, $0).check }
         let cache = FileCache(folder: folder.path, capacity: limits.cacheBytes, trustedFor: Self.pageCheckInterval, now: clock)
         let files = PublicFolderHandler(folder: folder, files: CachedFiles(cache: cache, thread: fileThread), health: healthy,
-                                        micropub: micropub)
+                                        micropub: micropub, webmention: webmention)
         let runner = application.map {
             ApplicationRunner(application: $0, threads: limits.applicationThreads, maxWaiting: limits.maxApplicationRequests,
                               bodies: BodyBudget(maxTotal: limits.maxBodyBytes, maxPerAddress: limits.maxBodyBytesPerAddress),

@@ -82,16 +82,9 @@ struct Attack: ParsableCommand {
                                valueName: "token"))
     var token: String?
 
-    @Option(help: ArgumentHelp("webmention-flood: the Webmention endpoint's path.", valueName: "path"))
-    var webmentionPath = "/webmention"
-
-    @Option(help: ArgumentHelp("webmention-flood: the server's base URL, as its pages name themselves (default http://HOST:HTTP-PORT/).",
+    @Option(help: ArgumentHelp("webmention-flood: a post page of the server (its URL under base_url), so that each Webmention is accepted and queued.",
                                valueName: "url"))
-    var targetBase: String?
-
-    @Option(help: ArgumentHelp("webmention-flood: where the sources claim to be; each gets THREAD/N appended. The default, TEST-NET-1, never answers.",
-                               valueName: "url"))
-    var sourceBase = "http://192.0.2.1/wm/"
+    var target: String?
 
     @Flag(help: "Print one JSON object (keys sorted) instead of the table.")
     var json = false

@@ -40,7 +40,7 @@ enum AttackKind: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .bigPosts: "\(Self.bigPostThreads) threads posting \(Self.bigPostContentBytes) '\"' (escaped sixfold) to their own pages"
         case .connectionHog: "idle blog-port connections, up to --connections, held and reopened"
         case .uploadFlood: "\(Self.uploadThreads) threads uploading --photo to /micropub/media with --token, a new connection each"
-        case .webmentionFlood: "\(Self.webmentionThreads) threads sending Webmentions (a new source each) to a post of the client's, a new connection each"
+        case .webmentionFlood: "\(Self.webmentionThreads) threads posting Webmentions of --target to /webmention, a new connection each"
         }
     }
 

@@ -46,18 +46,9 @@ struct AttackSetUp {
             }
             upload = (Array(data), token)
         }
-        var webmention: WebmentionAim?
-        if options.kind == .webmentionFlood, let http {
-            let base = options.targetBase ?? "http://\(options.host):\(http.port)/"
-            let target = try WebmentionFlood.findTarget(user: client.user, blog: client.route,
-                                                        pages: Route(server: http, source: clientSource),
-                                                        base: base.hasSuffix("/") ? base : base + "/", timeout: options.timeout)
-            status("setting up: webmentions to \(target) at \(options.webmentionPath), sources \(options.sourceBase)…")
-            webmention = WebmentionAim(path: options.webmentionPath, target: target, sourceBase: options.sourceBase)
-        }
         let attacker = options.kind.attacker(blog: blog, http: http, sources: attackerSources,
                                              connections: options.connections, timeout: options.timeout, upload: upload,
-                                             webmention: webmention)
+                                             webmentionTarget: options.target)
         if let flood = attacker as? RequestFlood, case .bigPosts(let users, _) = flood.request {
             var random = SplitMix64(seed: 1)
             let size = flood.message(thread: 0, counter: 1, random: &random).count

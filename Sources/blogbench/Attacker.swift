@@ -30,7 +30,7 @@ extension AttackKind {
     /// `needsHTTP`, so it is there when used).
     func attacker(blog: SocketAddress, http: SocketAddress?, sources: [SocketAddress],
                   connections: Int, timeout: Double, upload: (photo: [UInt8], token: String)? = nil,
-                  webmention: WebmentionAim? = nil) -> any Attacker {
+                  webmentionTarget: String? = nil) -> any Attacker {
         let blogRoute = Route(server: blog, sources: sources)
         switch self {
         case .none:
@@ -55,8 +55,7 @@ extension AttackKind {
                                photo: upload?.photo ?? [], token: upload?.token ?? "", timeout: timeout)
         case .webmentionFlood:
             return WebmentionFlood(route: Route(server: http!, sources: sources), threads: Self.webmentionThreads,
-                                   target: webmention?.target ?? "", sourceBase: webmention?.sourceBase ?? "",
-                                   path: webmention?.path ?? "/webmention", timeout: timeout)
+                                   target: webmentionTarget ?? "http://localhost/nobody/1.html", timeout: timeout)
         }
     }
 }

@@ -136,7 +136,8 @@ struct Serve: AsyncParsableCommand {
                                           tls: tls,
                                           application: settings.webClient
                                               ? Self.application(settings, store: store, server: server, service: service) : nil,
-                                          micropub: settings.webClient ? micropubLink(settings) : nil)
+                                          micropub: settings.webClient ? micropubLink(settings) : nil,
+                                          webmention: settings.webClient ? webmentionLink(settings) : nil)
             } catch let error as TLSError {
                 server.stop(timeout: 1)
                 throw fail(error.description)

@@ -24,9 +24,10 @@ extension Serve {
         backend.photoFetcher = WebmentionSetup.photoFetcher(settings, maxBytes: backend.photoLimits.maxBytes)
         backend.setBlogSettings = { [service] name, blog in try service.setBlogSettings(blog, of: name) }
         let indieAuth = IndieAuthServer(baseURL: settings.effectiveBaseURL, storage: store, tokens: backend.tokens)
-        return ApplicationSet([WebClient(backend: backend, indieAuth: indieAuth),
-                               Micropub(backend: backend, baseURL: settings.effectiveBaseURL),
-                               IndieAuthEndpoints(server: indieAuth)]
-                              + readingApplications(store: store, service: service))
+        let client = WebClient(backend: backend, indieAuth: indieAuth)
+        return ApplicationSet([WebmentionModeration(client: client, service: service)]
+            + webmentionApplications(settings, service: service)
+            + [client, Micropub(backend: backend, baseURL: settings.effectiveBaseURL), IndieAuthEndpoints(server: indieAuth)]
+            + readingApplications(store: store, service: service))
     }
 }

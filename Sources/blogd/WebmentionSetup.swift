@@ -16,16 +16,18 @@ enum WebmentionSetup {
     /// The sender, started, woken by the service after each change of a
     /// post; its sources are the posts' pages under `base_url`.
     static func startSender(_ settings: BlogConfig, store: any BlogStorage, service: BlogService) -> WebmentionSender {
-        let fetcher = OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: settings.outgoingAllowPrivate))
+        let fetcher = OutgoingFetcher(settings: settings.fetchSettings)
         let sender = WebmentionSender(storage: store, http: FetcherHTTP(fetcher), baseURL: settings.effectiveBaseURL)
         service.webmentionsQueued { sender.wake() }
         sender.start()
         return sender
     }
 
-    /// The fetcher of photos by URL: at most the upload limit.
+    /// The fetcher of photos by URL: the outgoing bounds, but at most the
+    /// upload limit's bytes instead of a page's.
     static func photoFetcher(_ settings: BlogConfig, maxBytes: Int) -> any OutgoingHTTP {
-        FetcherHTTP(OutgoingFetcher(settings: FetchSettings(maxBytes: maxBytes,
-                                                            allowPrivateAddresses: settings.outgoingAllowPrivate)))
+        var bounds = settings.fetchSettings
+        bounds.maxBytes = maxBytes
+        return FetcherHTTP(OutgoingFetcher(settings: bounds))
     }
 }

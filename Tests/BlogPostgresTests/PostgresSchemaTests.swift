@@ -54,7 +54,7 @@ struct PostgresSchemaTests {
             SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1
             """)
         #expect(tables.split(separator: "\n") == ["access_tokens", "authorization_codes", "blog_settings", "deleted_posts", "leases", "login_failures", "photos", "post_tags", "post_tokens", "posts", "site_values",
-                                                    "trashed_posts", "users", "webmention_outbox"])
+                                                    "trashed_posts", "users", "webmention_outbox", "webmentions"])
         #expect(expected[3].contains("users_name_key"), "the unique index on lower(name)")
         for (have, want) in zip(migrated, expected) {
             #expect(have == want)

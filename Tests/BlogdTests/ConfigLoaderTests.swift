@@ -302,6 +302,8 @@ struct ConfigLoaderTests {
         "scrypt.log_n": "12", "scrypt.r": "4", "scrypt.p": "2", "page_size": "10", "page_bytes": "4096",
         "trash_days": "7",
         "login_failures_allowed": "2", "login_failure_window": "20", "login_lockout": "40", "log_level": #""debug""#,
+        "outgoing_allow_private": "true", "outgoing_timeout": "3", "outgoing_max_bytes": "4096",
+        "outgoing_concurrency": "2", "webmention_rate": "0.5", "webmention_burst": "3",
         "https_port": "8443", "tls_certificate": #""/etc/blogd/cert.pem""#, "tls_key": #""/etc/blogd/key.pem""#,
         "http_redirect_https": "true", "web_client": "false",
         "webmention_send": "false", "outgoing_allow_private": "true",

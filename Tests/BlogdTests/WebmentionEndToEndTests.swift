@@ -2,83 +2,77 @@ import BlogTestSupport
 import Foundation
 import Testing
 
-/// Webmention sending and Micropub's photo by URL on the real binary: the
-/// config keys, the link rule given to the store, the sender started and
-/// woken, the fetcher behind Micropub.
+/// Webmention on the real binary: the endpoint named on the post's page,
+/// a reply sent with curl, verified by the server's own background loop
+/// against a source on loopback (`outgoing_allow_private` on), listed and
+/// approved with `blogd webmentions`, shown on the page, then removed when
+/// the source answers 410.
 @Suite(.serialized)
 struct WebmentionEndToEndTests {
     let folder: URL
-    let environment = ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1", "BLOGD_BASE_URL": "http://blog.test/"]
+    let environment = ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1", "BLOGD_OUTGOING_ALLOW_PRIVATE": "true"]
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-wm-\(UUID().uuidString)")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-webmention-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
     }
 
     var data: [String] { ["--db", folder.appendingPathComponent("blog.sqlite").path, "--public", folder.appendingPathComponent("public").path] }
 
-    private func serve(_ extra: [String: String]) throws -> (BlogdProcess, Int) {
-        let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data,
-                                      environment: environment.merging(extra) { $1 })
+    func post(_ url: String, _ fields: [String]) throws -> Int {
+        let result = try tool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}"] + fields.flatMap { ["--data-urlencode", $0] } + [url])
+        return Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    func page(_ id: Int64) -> String {
+        (try? String(contentsOf: folder.appendingPathComponent("public/alice/\(id).html"), encoding: .utf8)) ?? ""
+    }
+
+    @Test func aReplyIsVerifiedApprovedShownAndRemoved() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data, environment: environment)
+        defer { _ = server.stop() }
         _ = try server.waitForPort()
         let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        return (server, Int(server.stderr[line].split(separator: ":").last!)!)
-    }
-
-    private func micropub(_ port: Int, _ token: String, _ fields: [String]) throws -> (status: Int, body: String) {
-        let result = try tool("curl", ["-s", "-w", "\n%{http_code}", "-H", "Authorization: Bearer \(token)"]
-                                  + fields.flatMap { ["--data-urlencode", $0] } + ["http://127.0.0.1:\(port)/micropub"])
-        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
-        return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
-    }
-
-    @Test func aMicropubPostWithALinkAndAPhotoByURL() throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
-        guard let jpeg = try withTemporaryFolder({ (scratch: URL) throws in try Self.jpeg(in: scratch) }) else { return }
-        let receiver = try HTTPStubServer { request in
-            switch (request.method, request.path) {
-            case ("POST", _): .init(status: 202)
-            case (_, "/photo.jpg"): .init(status: 200, headers: [("Content-Type", "image/jpeg")], body: jpeg)
-            default: .html("<link rel=\"webmention\" href=\"/endpoint\">")
-            }
-        }
-        defer { receiver.stop() }
-        try makeDatabase(folder.appendingPathComponent("blog.sqlite").path)
+        let http = Int(server.stderr[line].split(separator: ":").last!)!
+        let base = "http://127.0.0.1:\(http)"
         #expect(try runBlogd(["adduser", "alice"] + data, environment: environment, input: "pw\n").status == 0)
-        let token = try runBlogd(["token", "alice", "--scope", "create delete media"] + data, environment: environment)
-            .out.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try runBlogd(["token", "alice", "--scope", "create"] + data, environment: environment).out
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let created = try tool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(token)",
+                                        "-d", "h=entry", "-d", "content=Reply to me", "\(base)/micropub"])
+        #expect(created.output == "201")
+        let id: Int64 = 1
+        let target = "\(base)/alice/\(id).html"
+        #expect(page(id).contains("<link rel=\"webmention\" href=\"webmention\">"), "the endpoint is named on the page")
+        let headers = try tool("curl", ["-s", "-D", "-", "-o", "/dev/null", target]).output
+        #expect(headers.lowercased().contains("link: </webmention>; rel=\"webmention\""), "and in its Link header: \(headers)")
+        #expect(headers.lowercased().contains("link: </micropub>; rel=\"micropub\""))
 
-        // Private addresses not allowed (the default): the photo is refused.
-        var (server, http) = try serve([:])
-        let refused = try micropub(http, token, ["h=entry", "content=x", "photo=\(receiver.url("/photo.jpg"))"])
-        #expect(refused.status == 400 && refused.body.contains("may not reach"), "\(refused.body)")
-        _ = server.stop()
+        let source = try await LoopbackHTTPServer.start()
+        source.set("/reply", .page("""
+            <div class="h-entry"><a class="p-author h-card" href="https://bob.example/">Bob</a>
+            <a class="u-in-reply-to" href="\(target)">re</a><p class="e-content">Hello from Bob's site</p></div>
+            """))
+        #expect(try post("\(base)/webmention", ["source=\(source.url("/reply"))", "target=\(target)"]) == 202)
+        #expect(try post("\(base)/webmention", ["source=\(source.url("/reply"))", "target=https://elsewhere.example/alice/1.html"]) == 400)
 
-        (server, http) = try serve(["BLOGD_OUTGOING_ALLOW_PRIVATE": "true"])
-        defer { _ = server.stop() }
-        let target = receiver.url("/a/post")
-        let created = try micropub(http, token, ["h=entry", "content=Replying to \(target)",
-                                                 "photo=\(receiver.url("/photo.jpg"))"])
-        #expect(created.status == 201, "\(created.body) \(server.stderr)")
-        #expect(waitUntil(timeout: 60) { receiver.requests.contains { $0.method == "POST" } })
-        let mention = try #require(receiver.requests.first { $0.method == "POST" })
-        let id = try #require(try FileManager.default.contentsOfDirectory(
-            atPath: folder.appendingPathComponent("public/alice").path).compactMap { name in
-            name.hasSuffix(".html") ? Int64(name.dropLast(5)) : nil
-        }.first)
-        #expect(mention.path == "/endpoint")
-        #expect(mention.form["source"] == "http://blog.test/alice/\(id).html" && mention.form["target"] == target)
-        let page = try httpRequest(port: http, path: "/alice/\(id).html")
-        #expect(page.status == 200 && page.body.contains("photos/") && page.body.contains("href=\"\(target)\""))
-    }
+        // The server verifies it on its own, in the background.
+        var listed = ""
+        #expect(server.waitUntil(timeout: 60) {
+            listed = (try? runBlogd(["webmentions", "list", "alice", "--pending"] + data, environment: environment).out) ?? ""
+            return listed.contains("\tpending\treply\t")
+        }, "\(listed)")
+        let mention = try #require(listed.split(separator: "\t").first.flatMap { Int64($0) })
+        #expect(!page(id).contains("Hello from Bob"), "not shown before approval")
+        let approved = try runBlogd(["webmentions", "approve", String(mention)] + data, environment: environment)
+        #expect(approved.status == 0, "\(approved.err)")
+        #expect(page(id).contains("Hello from Bob&#39;s site") || page(id).contains("Hello from Bob's site"), "\(page(id))")
 
-    static func jpeg(in folder: URL) throws -> [UInt8]? {
-        guard (try? tool("which", ["vips"]).status) == 0 else {
-            try #require(ProcessInfo.processInfo.environment["BLOGD_REQUIRE_PHOTO_TOOLS"] != "1", "vips is missing")
-            return nil
-        }
-        let file = folder.appendingPathComponent("photo.jpg").path
-        #expect(try tool("vips", ["black", file, "64", "48", "--bands", "3"]).status == 0)
-        return Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+        source.set("/reply", .page("gone", status: 410))
+        #expect(try post("\(base)/webmention", ["source=\(source.url("/reply"))", "target=\(target)"]) == 202)
+        #expect(server.waitUntil(timeout: 60) { !page(id).contains("Hello from Bob") }, "removed once the source is gone")
+        #expect(try runBlogd(["webmentions", "list"] + data, environment: environment).out.isEmpty)
+        try await source.close()
     }
 }

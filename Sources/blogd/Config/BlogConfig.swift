@@ -44,9 +44,6 @@ public struct BlogConfig: Sendable, Equatable {
     /// Send Webmentions to the pages posts link to (queued with each
     /// post, edit and deletion, sent in the background).
     public var webmentionSend = true
-    /// Outgoing requests (Webmentions, photos by URL) may reach loopback,
-    /// private and link-local addresses: for tests and private networks.
-    public var outgoingAllowPrivate = false
     /// Serve the metrics (`/metrics`, Prometheus text) on this port (off
     /// when nil; 0 picks any free port), on a listener of their own.
     public var metricsPort: Int?
@@ -126,6 +123,17 @@ public struct BlogConfig: Sendable, Equatable {
     public var loginLockout = 300.0
     /// swift-log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
+    /// Outgoing fetches (Webmention sources and sends, photos by URL): may
+    /// they reach loopback and private addresses (tests, private networks
+    /// only), how long each may take, how many bytes they read, how many
+    /// at once.
+    public var outgoingAllowPrivate = false
+    public var outgoingTimeout = 10.0
+    public var outgoingMaxBytes = 1 << 20
+    public var outgoingConcurrency = 8
+    /// Webmentions received per address: a second's refill and a burst.
+    public var webmentionRate = 1.0
+    public var webmentionBurst = 20.0
 
     public init() {}
 }

@@ -51,9 +51,6 @@ public enum ConfigKeys {
             "\($0.webClient)"
         },
         Key(name: "webmention_send", summary: "send Webmentions to the pages posts link to") { "\($0.webmentionSend)" },
-        Key(name: "outgoing_allow_private", summary: "outgoing fetches may reach loopback and private addresses") {
-            "\($0.outgoingAllowPrivate)"
-        },
         Key(name: "metrics_port", summary: "serve Prometheus /metrics on this port (off when unset)") {
             $0.metricsPort.map(String.init) ?? "off"
         },
@@ -114,6 +111,14 @@ public enum ConfigKeys {
         Key(name: "login_failure_window", summary: "seconds failures are counted over") { "\($0.loginFailureWindow)" },
         Key(name: "login_lockout", summary: "seconds a lockout lasts") { "\($0.loginLockout)" },
         Key(name: "log_level", summary: "trace, debug, info, notice, warning, error or critical") { $0.logLevel },
+        Key(name: "outgoing_allow_private", summary: "outgoing fetches may reach loopback and private addresses") {
+            "\($0.outgoingAllowPrivate)"
+        },
+        Key(name: "outgoing_timeout", summary: "seconds one outgoing fetch may take") { "\($0.outgoingTimeout)" },
+        Key(name: "outgoing_max_bytes", summary: "bytes of an outgoing fetch's answer read at most") { "\($0.outgoingMaxBytes)" },
+        Key(name: "outgoing_concurrency", summary: "outgoing fetches at once") { "\($0.outgoingConcurrency)" },
+        Key(name: "webmention_rate", summary: "Webmentions an address may send a second") { "\($0.webmentionRate)" },
+        Key(name: "webmention_burst", summary: "Webmentions an address may send at once") { "\($0.webmentionBurst)" },
     ]
 
     /// The names of `all`.

@@ -148,7 +148,6 @@ public enum ConfigLoader {
         config.httpRedirectHTTPS = try bool(reader, "http_redirect_https", config.httpRedirectHTTPS)
         config.webClient = try bool(reader, "web_client", config.webClient)
         config.webmentionSend = try bool(reader, "webmention_send", config.webmentionSend)
-        config.outgoingAllowPrivate = try bool(reader, "outgoing_allow_private", config.outgoingAllowPrivate)
         if config.httpsPort != nil && (config.tlsCertificate == nil || config.tlsKey == nil) {
             throw ConfigLoadError.invalidValue(key: "https_port", reason: "HTTPS needs tls_certificate and tls_key")
         }
@@ -217,6 +216,12 @@ public enum ConfigLoader {
         guard ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(config.logLevel) else {
             throw ConfigLoadError.invalidValue(key: "log_level", reason: "'\(config.logLevel)' is not a log level")
         }
+        config.outgoingAllowPrivate = try bool(reader, "outgoing_allow_private", config.outgoingAllowPrivate)
+        config.outgoingTimeout = try double(reader, "outgoing_timeout", config.outgoingTimeout, 1...600)
+        config.outgoingMaxBytes = try int(reader, "outgoing_max_bytes", config.outgoingMaxBytes, 1024...(64 << 20))
+        config.outgoingConcurrency = try int(reader, "outgoing_concurrency", config.outgoingConcurrency, 1...256)
+        config.webmentionRate = try double(reader, "webmention_rate", config.webmentionRate, 0...1000)
+        config.webmentionBurst = try double(reader, "webmention_burst", config.webmentionBurst, 1...100_000)
         return config
     }
 

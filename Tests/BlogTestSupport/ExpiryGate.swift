@@ -4,7 +4,7 @@ import Synchronization
 /// begun so far and every later one at once, so a test says when time is
 /// up instead of racing a real deadline. A cancelled wait (the fetch ended
 /// first) ends too, as `Task.sleep` would.
-final class ExpiryGate: Sendable {
+public final class ExpiryGate: Sendable {
     private struct State {
         var expired = false
         var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -12,8 +12,10 @@ final class ExpiryGate: Sendable {
     }
     private let state = Mutex(State())
 
+    public init() {}
+
     /// Pass as `OutgoingFetcher(expiry:)`.
-    var wait: @Sendable (Duration) async throws -> Void {
+    public var wait: @Sendable (Duration) async throws -> Void {
         { [self] _ in
             let id = state.withLock { state in
                 defer { state.next += 1 }
@@ -35,7 +37,7 @@ final class ExpiryGate: Sendable {
         }
     }
 
-    func expire() {
+    public func expire() {
         let waiting = state.withLock { state in
             state.expired = true
             defer { state.waiting = [:] }
