@@ -306,7 +306,7 @@ struct ConfigLoaderTests {
         "outgoing_concurrency": "2", "webmention_rate": "0.5", "webmention_burst": "3",
         "https_port": "8443", "tls_certificate": #""/etc/blogd/cert.pem""#, "tls_key": #""/etc/blogd/key.pem""#,
         "http_redirect_https": "true", "web_client": "false",
-        "webmention_send": "false", "outgoing_allow_private": "true",
+        "webmention_send": "false",
     ]
 
     /// What a key needs beside it to be valid at all: set with those, it
