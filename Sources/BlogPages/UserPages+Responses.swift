@@ -34,9 +34,11 @@ extension UserPages {
         guard let post = try storage.posts(ids: [postID]).first, post.userID == user.id else { return }
         let around = try storage.adjacentPosts(to: post.stub, ofUserID: user.id)
         let rendered = try renderings([post.stub], of: user)[0]
-        let page = PageRenderer.postPage(user: user.name, title: rendered.title, fragment: rendered.fragment,
-                                         older: around.older?.id, newer: around.newer?.id, head: head,
-                                         responses: try responses(user, postID: postID).block)
+        // The blog as every other writer of this page sees it (its settings,
+        // its canonical head), or the start-up check would find it differs.
+        let page = PageRenderer.postPage(blog: try identity(user), post: rendered.meta(id: postID),
+                                         fragment: rendered.fragment, older: around.older?.id, newer: around.newer?.id,
+                                         head: head, responses: try responses(user, postID: postID).block)
         try store.write(page, file: PageRenderer.postFile(user: user.name, id: postID))
         let pages = try responsePages(user, postID: postID, title: rendered.title)
         for page in pages { try store.write(page.bytes, file: page.file) }
