@@ -31,6 +31,9 @@ struct BenchOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Bytes of content in each new post.", valueName: "bytes"))
     var postSize = 200
 
+    @Flag(help: "Each new post's text opens with two links and three hashtags (same size): the cost of links, tags and queued Webmentions.")
+    var linkedText = false
+
     @Option(help: ArgumentHelp("Before measuring, give each prepared user this many posts (big pages).", valueName: "n"))
     var prefillPosts = 0
 
@@ -97,7 +100,7 @@ struct BenchOptions: ParsableArguments {
 
     /// What each client sends, with the given user-name prefix.
     func workload(prefix: String) throws -> Workload {
-        Workload(mix: try parsedMix(), prefix: prefix, postSize: postSize, prefillPosts: prefillPosts,
+        Workload(mix: try parsedMix(), prefix: prefix, postSize: postSize, linked: linkedText, prefillPosts: prefillPosts,
                  prefillContent: prefillQuotes ? String(repeating: "\"", count: prefillPostSize ?? postSize)
                                                : Workload.text(bytes: prefillPostSize ?? postSize))
     }

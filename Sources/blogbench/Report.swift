@@ -16,6 +16,7 @@ struct Report: Encodable {
     let requestsLimit: Int?
     let warmup: Double
     let postSize: Int
+    let linkedText: Bool
     let prefillPosts: Int
     let userPrefix: String
 
@@ -39,7 +40,7 @@ struct Report: Encodable {
     enum CodingKeys: String, CodingKey {
         case op, mix, host, port, address, clients
         case keepAlive = "keep_alive", duration, requestsLimit = "requests_limit", warmup
-        case postSize = "post_size", prefillPosts = "prefill_posts", userPrefix = "user_prefix"
+        case postSize = "post_size", linkedText = "linked_text", prefillPosts = "prefill_posts", userPrefix = "user_prefix"
         case requests, seconds, throughput
         case p50Ms = "p50_ms", p90Ms = "p90_ms", p99Ms = "p99_ms", p999Ms = "p999_ms", maxMs = "max_ms", meanMs = "mean_ms"
         case ok, unexpected, errors
@@ -63,6 +64,7 @@ struct Report: Encodable {
         requestsLimit = options.requests
         warmup = options.warmup
         postSize = options.postSize
+        linkedText = options.linkedText
         prefillPosts = options.prefillPosts
         userPrefix = prefix
         requests = stats.attempts
@@ -98,7 +100,7 @@ struct Report: Encodable {
             ("connections", keepAlive ? "keep-alive" : "one per request"),
             ("bound", duration.map { "\(Self.number($0)) s" } ?? "\(requestsLimit ?? 0) requests"),
             ("warmup", "\(Self.number(warmup)) s"),
-            ("post size", "\(postSize) B"),
+            ("post size", "\(postSize) B" + (linkedText ? ", two links and three hashtags" : "")),
             ("prefill posts", "\(prefillPosts) per user"),
             ("user prefix", userPrefix),
             ("", ""),

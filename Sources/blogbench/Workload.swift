@@ -18,13 +18,13 @@ struct Workload: Sendable {
     /// The content of every prefill post.
     let prefillContent: String
 
-    init(mix: Mix, prefix: String, postSize: Int, prefillPosts: Int, prefillContent: String? = nil) {
+    init(mix: Mix, prefix: String, postSize: Int, linked: Bool = false, prefillPosts: Int, prefillContent: String? = nil) {
         self.mix = mix
         self.prefix = prefix
         self.postSize = postSize
         self.prefillPosts = prefillPosts
         self.password = "bench-\(prefix)-secret"
-        self.content = Self.text(bytes: postSize)
+        self.content = linked ? Self.linkedText(bytes: postSize) : Self.text(bytes: postSize)
         self.prefillContent = prefillContent ?? content
     }
 
@@ -71,6 +71,14 @@ struct Workload: Sendable {
 
     /// `bytes` bytes of ASCII prose with a line break now and then, so posts
     /// exercise the page's line-break handling like real text does.
+    /// `text(bytes:)` opening with two links and three hashtags. The links
+    /// are TEST-NET addresses (RFC 5737): their Webmentions are queued
+    /// with the post, and the sender refuses them without a packet sent.
+    static func linkedText(bytes: Int) -> String {
+        let opening = "See http://192.0.2.1/notes/1 and https://192.0.2.2/a?b=c #swift #blogd #bench\n"
+        return String((opening + text(bytes: bytes)).utf8.prefix(max(bytes, opening.utf8.count)))!
+    }
+
     static func text(bytes: Int) -> String {
         let sentence = Array("Lorem ipsum dolor sit amet, consectetur adipiscing elit. Sed do eiusmod tempor.\n".utf8)
         var out: [UInt8] = []
