@@ -1,5 +1,6 @@
 import BlogAuth
 import BlogModel
+import BlogWire
 import Crypto
 import Foundation
 
@@ -226,11 +227,16 @@ public struct IndieAuthServer: Sendable {
         return answer
     }
 
-    /// `me`, and `profile` when the profile scope was granted.
+    /// `me`, and `profile` when the profile scope was granted: the blog
+    /// settings' display name (else the user name) and photo, absolute.
     func identity(_ redeemed: Redeemed) -> [String: Any] {
         var answer: [String: Any] = ["me": me(redeemed.user.name)]
         if redeemed.scopes.contains(IndieAuthScope.profile) {
-            answer["profile"] = ["name": redeemed.user.name, "url": me(redeemed.user.name)]
+            // Settings that cannot be read leave the profile at the name.
+            let settings = (try? storage.blogSettings(ofUserID: redeemed.user.id)) ?? .unset
+            var profile = ["name": settings.authorName ?? redeemed.user.name, "url": me(redeemed.user.name)]
+            if let photo = settings.authorPhoto { profile["photo"] = baseURL + photo }
+            answer["profile"] = profile
         }
         return answer
     }
