@@ -12,6 +12,8 @@ import Synchronization
 /// "nothing known" and the page shows the host. Answers (failures too)
 /// are kept `lifetime` seconds in a cache of at most `capacity` entries,
 /// so reloading the page, approving it and redeeming the code fetch once.
+/// At most `concurrency` fetches are waited for at once (each holds one
+/// of the page server's threads); past that, the host it is.
 /// Callers spend the authorization budget before asking
 /// (`WebClient.authorize`): a flood of client ids costs the flooding
 /// address its budget, not blogd a fetch per request.
@@ -28,14 +30,18 @@ public final class FetchedClientInfo: ClientInfoSource {
         public var failureLifetime: Double
         /// Client ids remembered at once.
         public var capacity: Int
+        /// Fetches waited for at once: each holds a page thread, so past
+        /// this many the page names the app by its host instead of waiting.
+        public var concurrency: Int
 
         public init(maxBytes: Int = 64 * 1024, wait: Double = 11, lifetime: Double = 300, failureLifetime: Double = 60,
-                    capacity: Int = 256) {
+                    capacity: Int = 256, concurrency: Int = 4) {
             self.maxBytes = maxBytes
             self.wait = wait
             self.lifetime = lifetime
             self.failureLifetime = failureLifetime
             self.capacity = max(1, capacity)
+            self.concurrency = max(1, concurrency)
         }
     }
 
@@ -48,6 +54,7 @@ public final class FetchedClientInfo: ClientInfoSource {
     private let http: any OutgoingHTTP
     private let now: @Sendable () -> Date
     private let cache = Mutex<[String: Entry]>([:])
+    private let underWay = Mutex(0)
 
     public init(http: any OutgoingHTTP, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init) {
         self.http = http
@@ -58,6 +65,12 @@ public final class FetchedClientInfo: ClientInfoSource {
     public func clientInfo(for clientID: ClientID) -> ClientInfo? {
         let moment = now()
         if let entry = cache.withLock({ $0[clientID.text] }), entry.expires > moment { return entry.info }
+        guard underWay.withLock({ count in
+            guard count < settings.concurrency else { return false }
+            count += 1
+            return true
+        }) else { return nil }  // not remembered: the next request may fetch
+        defer { underWay.withLock { $0 -= 1 } }
         let info: ClientInfo?
         switch http.getWaiting(clientID.text, headers: [("Accept", "application/json, text/html;q=0.9")],
                                maxBytes: settings.maxBytes, within: settings.wait) {
