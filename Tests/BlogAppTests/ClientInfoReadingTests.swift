@@ -52,7 +52,7 @@ struct ClientInfoReadingTests {
     }
 
     @Test func aHostileNameIsOneBoundedLine() throws {
-        let long = "Evil\u{0}\u{7}\nApp " + String(repeating: "é", count: 500)
+        let long = "Evil\u{0}\u{7}\nA\u{202E}p\u{200B}p " + String(repeating: "é", count: 500)
         let read = try #require(info { Self.metadata($0, ["client_name": long]) })
         #expect(read.name.count == 80 && read.name.hasPrefix("Evil App éé") && read.name.hasSuffix("…"))
         #expect(!read.name.unicodeScalars.contains { $0.properties.generalCategory == .control })

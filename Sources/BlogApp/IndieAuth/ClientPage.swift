@@ -119,10 +119,17 @@ enum ClientPage {
         rel.lowercased().split(whereSeparator: \.isWhitespace).contains { $0 == word }
     }
 
-    /// A name as shown: one line, control characters dropped, cut to
-    /// `maxNameCharacters`; nil when nothing is left.
+    /// A name as shown: one line, control characters dropped and format
+    /// ones too (bidirectional overrides would make it read as another
+    /// name), cut to `maxNameCharacters`; nil when nothing is left.
     static func shownName(_ text: String) -> String? {
-        let line = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        let line = String(String.UnicodeScalarView(text.unicodeScalars.compactMap { scalar -> Unicode.Scalar? in
+            switch scalar.properties.generalCategory {
+            case .control: " "
+            case .format: nil
+            default: scalar
+            }
+        }))
         let collapsed = line.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard !collapsed.isEmpty else { return nil }
         return collapsed.count > maxNameCharacters ? String(collapsed.prefix(maxNameCharacters - 1)) + "…" : collapsed

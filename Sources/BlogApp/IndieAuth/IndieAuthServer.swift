@@ -87,10 +87,13 @@ public struct IndieAuthServer: Sendable {
     }
 
     /// A token's label: the client id, with the app's name before it when
-    /// one is known besides its host.
+    /// one is known besides its host and the whole fits a label (a cut
+    /// label would lose the client id introspection reads back).
     func label(_ clientID: ClientID) -> String {
         let info = clientInfo(clientID)
-        return info.name == clientID.host ? clientID.text : "\(info.name) (\(clientID.text))"
+        let named = "\(info.name) (\(clientID.text))"
+        guard info.name != clientID.host, AccessTokens.label(named) == named else { return clientID.text }
+        return named
     }
 
     /// The client id a token's label names (`label(_:)`), if any.
