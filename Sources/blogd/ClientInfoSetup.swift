@@ -12,6 +12,7 @@ extension BlogConfig {
         var bounds = fetchSettings
         bounds.maxBytes = min(bounds.maxBytes, clientSettings.maxBytes)
         clientSettings.maxBytes = bounds.maxBytes
+        bounds.userAgent = "blogd (IndieAuth; +\(effectiveBaseURL))"
         return FetchedClientInfo(http: FetcherHTTP(OutgoingFetcher(settings: bounds)), settings: clientSettings)
     }
 }

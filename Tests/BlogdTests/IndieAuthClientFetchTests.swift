@@ -18,7 +18,7 @@ struct IndieAuthClientFetchTests {
 
     /// GETs the authorization page of an app on loopback with
     /// `outgoing_allow_private` as given; the app's server's requests.
-    func requestsForAuthorization(allowPrivate: Bool) throws -> (status: Int, paths: [String]) {
+    func requestsForAuthorization(allowPrivate: Bool) throws -> (status: Int, paths: [String], agents: [String]) {
         let stub = try HTTPStubServer { _ in
             .html("<div class=\"h-app\"><a class=\"p-name u-url\" href=\"/\">Loopback App</a></div>",
                   headers: [("Link", "<https://elsewhere.example/cb>; rel=\"redirect_uri\"")])
@@ -40,17 +40,18 @@ struct IndieAuthClientFetchTests {
         // on another origin), then the login form.
         let reply = try httpRequest(port: http, path: authorizationPath(client: stub.url("/app"),
                                                                         redirect: "https://elsewhere.example/cb"))
-        return (reply.status, stub.requests.map(\.path))
+        return (reply.status, stub.requests.map(\.path), stub.requests.map { $0.headers["user-agent"] ?? "" })
     }
 
     @Test func theClientIDIsFetchedWhenPrivateAddressesAreAllowed() throws {
-        let (status, paths) = try requestsForAuthorization(allowPrivate: true)
+        let (status, paths, agents) = try requestsForAuthorization(allowPrivate: true)
         #expect(status == 303, "the published redirect URI is accepted: on to the login form")
         #expect(paths == ["/app"])
+        #expect(agents.allSatisfy { $0.hasPrefix("blogd (IndieAuth; +") }, "\(agents)")
     }
 
     @Test func aLoopbackClientIDIsNeverFetchedOtherwise() throws {
-        let (status, paths) = try requestsForAuthorization(allowPrivate: false)
+        let (status, paths, _) = try requestsForAuthorization(allowPrivate: false)
         #expect(status == 400, "host only: another origin is not accepted")
         #expect(paths.isEmpty)
     }
