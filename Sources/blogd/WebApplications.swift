@@ -23,7 +23,8 @@ extension Serve {
         backend.isRegistrationOpen = { [service] in service.registrationOpen }
         backend.photoFetcher = WebmentionSetup.photoFetcher(settings, maxBytes: backend.photoLimits.maxBytes)
         backend.setBlogSettings = { [service] name, blog in try service.setBlogSettings(blog, of: name) }
-        let indieAuth = IndieAuthServer(baseURL: settings.effectiveBaseURL, storage: store, tokens: backend.tokens)
+        let indieAuth = IndieAuthServer(baseURL: settings.effectiveBaseURL, storage: store, tokens: backend.tokens,
+                                        clients: settings.clientInfoSource)
         let client = WebClient(backend: backend, indieAuth: indieAuth)
         return ApplicationSet([WebmentionModeration(client: client, service: service)]
             + webmentionApplications(settings, service: service)

@@ -21,7 +21,7 @@ final class IndieAuthFixture: @unchecked Sendable {
     let budget: IndieAuthBudget
     let application: ApplicationSet
 
-    init(budget: IndieAuthBudget? = nil) throws {
+    init(budget: IndieAuthBudget? = nil, clients: any ClientInfoSource = HostOnlyClientInfo()) throws {
         var settings = BlogService.Settings(scrypt: .testing, registrationOpen: false, baseURL: Self.base)
         settings.pagesNameMicropub = true
         blog = try TestBlog(settings: settings)
@@ -36,7 +36,8 @@ final class IndieAuthFixture: @unchecked Sendable {
             storage: blog.store, tokens: tokens, registrationOpen: false,
             restore: { service.restorePost($0, id: $1, session: $2) })
         self.budget = budget ?? IndieAuthBudget(perMinute: 1000, burst: 1000, now: now)
-        server = IndieAuthServer(baseURL: Self.base, storage: blog.store, tokens: tokens, budget: self.budget, now: now)
+        server = IndieAuthServer(baseURL: Self.base, storage: blog.store, tokens: tokens, budget: self.budget, clients: clients,
+                                 now: now)
         application = ApplicationSet([WebClient(backend: backend, indieAuth: server), Micropub(backend: backend, baseURL: Self.base),
                                       IndieAuthEndpoints(server: server)])
         try service.moderateAddUser("alice", password: "alice-pw")

@@ -1,5 +1,6 @@
 import BlogAuth
 import BlogModel
+import BlogWire
 import Crypto
 import Foundation
 
@@ -86,10 +87,13 @@ public struct IndieAuthServer: Sendable {
     }
 
     /// A token's label: the client id, with the app's name before it when
-    /// one is known besides its host.
+    /// one is known besides its host and the whole fits a label (a cut
+    /// label would lose the client id introspection reads back).
     func label(_ clientID: ClientID) -> String {
         let info = clientInfo(clientID)
-        return info.name == clientID.host ? clientID.text : "\(info.name) (\(clientID.text))"
+        let named = "\(info.name) (\(clientID.text))"
+        guard info.name != clientID.host, AccessTokens.label(named) == named else { return clientID.text }
+        return named
     }
 
     /// The client id a token's label names (`label(_:)`), if any.
@@ -226,11 +230,16 @@ public struct IndieAuthServer: Sendable {
         return answer
     }
 
-    /// `me`, and `profile` when the profile scope was granted.
+    /// `me`, and `profile` when the profile scope was granted: the blog
+    /// settings' display name (else the user name) and photo, absolute.
     func identity(_ redeemed: Redeemed) -> [String: Any] {
         var answer: [String: Any] = ["me": me(redeemed.user.name)]
         if redeemed.scopes.contains(IndieAuthScope.profile) {
-            answer["profile"] = ["name": redeemed.user.name, "url": me(redeemed.user.name)]
+            // Settings that cannot be read leave the profile at the name.
+            let settings = (try? storage.blogSettings(ofUserID: redeemed.user.id)) ?? .unset
+            var profile = ["name": settings.authorName ?? redeemed.user.name, "url": me(redeemed.user.name)]
+            if let photo = settings.authorPhoto { profile["photo"] = baseURL + photo }
+            answer["profile"] = profile
         }
         return answer
     }

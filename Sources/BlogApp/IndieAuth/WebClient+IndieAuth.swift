@@ -154,7 +154,7 @@ extension AppPages {
         case "update": "edit your posts"
         case "delete": "delete and restore your posts"
         case "media": "upload photos"
-        case "profile": "see your name and blog address"
+        case "profile": "see your name, photo and blog address"
         default: scope
         }
     }
