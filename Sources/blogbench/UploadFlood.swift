@@ -1,8 +1,5 @@
 import BlogSockets
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Photo uploads as fast as the server takes them: each thread posts
 /// `photo` to Micropub's media endpoint (`POST /micropub/media`,
@@ -28,33 +25,8 @@ struct UploadFlood: Attacker {
     }
 
     func run(thread: Int, window: AttackWindow) -> AttackTally {
-        var tally = AttackTally()
         let bytes = request
-        while !window.isOver {
-            let (deadline, cut) = window.deadline(timeout: timeout)
-            let socket: Socket
-            do {
-                socket = try route.connect(until: deadline)
-            } catch {
-                tally.add("failed \(ChurnFailure(error).reason)")
-                usleep(10_000)
-                continue
-            }
-            defer { socket.close() }
-            do throws(SocketError) {
-                try socket.sendAll(bytes, until: deadline)
-                tally.add("bytes sent", bytes.count)
-                if let line = try socket.receiveFirstLine(until: deadline) {
-                    tally.add("response \(line)")
-                } else {
-                    tally.add("closed by server without a response")
-                }
-            } catch {
-                let failure = ChurnFailure(error)
-                if cut, case .timeout = failure { tally.add("cut at end") } else { tally.add("failed \(failure.reason)") }
-            }
-        }
-        return tally
+        return StatusLineFlood.run(route: route, window: window, timeout: timeout) { _ in bytes }
     }
 
     func summary(of tally: AttackTally) -> String {

@@ -1,8 +1,5 @@
 import BlogSockets
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Webmentions as fast as the server takes them, from every attacker
 /// address in turn: each thread posts `source=…&target=…` to
@@ -32,33 +29,7 @@ struct WebmentionFlood: Attacker {
     }
 
     func run(thread: Int, window: AttackWindow) -> AttackTally {
-        var tally = AttackTally()
-        var counter = 0
-        while !window.isOver {
-            counter += 1
-            let (deadline, cut) = window.deadline(timeout: timeout)
-            let socket: Socket
-            do {
-                socket = try route.connect(until: deadline)
-            } catch {
-                tally.add("failed \(ChurnFailure(error).reason)")
-                usleep(10_000)
-                continue
-            }
-            defer { socket.close() }
-            do throws(SocketError) {
-                try socket.sendAll(request(thread: thread, counter: counter), until: deadline)
-                if let line = try socket.receiveFirstLine(until: deadline) {
-                    tally.add("response \(line)")
-                } else {
-                    tally.add("closed by server without a response")
-                }
-            } catch {
-                let failure = ChurnFailure(error)
-                if cut, case .timeout = failure { tally.add("cut at end") } else { tally.add("failed \(failure.reason)") }
-            }
-        }
-        return tally
+        StatusLineFlood.run(route: route, window: window, timeout: timeout) { request(thread: thread, counter: $0) }
     }
 
     func summary(of tally: AttackTally) -> String {
