@@ -132,19 +132,29 @@ struct ClientInfoReadingTests {
 
     /// Past `concurrency` fetches under way, the page does not wait for
     /// another: the app is named by its host, and nothing is remembered.
-    @Test func fetchesUnderWayAreBounded() async throws {
+    /// The slow fetch waits on a thread of its own, not a task: with the
+    /// cooperative pool's threads (one a core) blocked by other tests, a
+    /// task might never start.
+    @Test func fetchesUnderWayAreBounded() throws {
         let release = DispatchSemaphore(value: 0)
         let http = ScriptedHTTP { url in
             if url.contains("slow") { release.wait() }
             return Self.metadata(url, ["client_name": "App"])
         }
         let source = FetchedClientInfo(http: http, settings: .init(concurrency: 1))
-        let slow = Task.detached { source.clientInfo(for: ClientID("https://slow.example/")!) }
+        let slowName = Mutex<String?>(nil)
+        let slowDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let name = source.clientInfo(for: ClientID("https://slow.example/")!)?.name
+            slowName.withLock { $0 = name }
+            slowDone.signal()
+        }
         #expect(waitUntil(timeout: 120) { http.urls.count == 1 })
         #expect(source.clientInfo(for: ClientID("https://other.example/")!) == nil)
         #expect(http.urls.count == 1, "not fetched")
         release.signal()
-        #expect(await slow.value?.name == "App")
+        slowDone.wait()
+        #expect(slowName.withLock { $0 } == "App")
         #expect(source.clientInfo(for: ClientID("https://other.example/")!)?.name == "App", "fetched once there is room")
     }
 }
