@@ -63,6 +63,23 @@ extension SQLiteStore {
         }
     }
 
+    public func settleWebmentions(_ results: [(mention: OutgoingWebmention, retryAt: Date?)]) throws(StorageError) {
+        guard !results.isEmpty else { return }
+        try gate.pass { () throws(StorageError) in
+            try write { db in
+                for (mention, retryAt) in results {
+                    if let retryAt {
+                        try db.execute(sql: "UPDATE webmention_outbox SET due_at = ? WHERE id = ? AND version = ?",
+                                       arguments: [Self.milliseconds(retryAt), mention.id, mention.version])
+                    } else {
+                        try db.execute(sql: "DELETE FROM webmention_outbox WHERE id = ? AND version = ?",
+                                       arguments: [mention.id, mention.version])
+                    }
+                }
+            }
+        }
+    }
+
     public func queuedWebmentions(limit: Int) throws(StorageError) -> [OutgoingWebmention] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT \(Self.outboxColumns) FROM webmention_outbox ORDER BY due_at, id LIMIT ?",

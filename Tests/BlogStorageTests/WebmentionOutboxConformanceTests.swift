@@ -110,6 +110,25 @@ struct WebmentionOutboxConformanceTests {
     /// The rows are part of the post's own commit: an insert or an edit
     /// that rolls back (a photo it cannot have, a suspended author) leaves
     /// none.
+    /// A batch's results in one call: finished rows go, a retried one is
+    /// due at its time and not before (versions: `aClaimIsLeasedAndRetriedByItsVersion`).
+    @Test(arguments: Backend.available) func aBatchIsSettledAtOnce(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            store.queueWebmentions(with: links)
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            _ = try store.addPost(userID: alice.id, title: "t",
+                                  content: "https://a.example/1 https://b.example/2 https://c.example/3", at: t0)
+            let claimed = try store.claimWebmentions(dueBy: t0, lease: 60, limit: 10)
+            #expect(claimed.map(\.target) == ["https://a.example/1", "https://b.example/2", "https://c.example/3"])
+            let later = t0.addingTimeInterval(600)
+            try store.settleWebmentions([(claimed[0], nil), (claimed[1], later), (claimed[2], nil)])
+            #expect(try targets(store) == ["https://b.example/2"], "a and c finished, b due later")
+            #expect(try store.claimWebmentions(dueBy: t0.addingTimeInterval(300), lease: 60, limit: 10).isEmpty,
+                    "b is not due before its time (and its lease is gone)")
+            #expect(try store.claimWebmentions(dueBy: later, lease: 60, limit: 10).map(\.target) == ["https://b.example/2"])
+        }
+    }
+
     @Test(arguments: Backend.available) func aChangeThatRollsBackQueuesNothing(_ backend: Backend) throws {
         try backend.withStore { (store: any BlogStorage) throws in
             store.queueWebmentions(with: links)

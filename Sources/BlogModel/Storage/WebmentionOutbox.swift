@@ -37,6 +37,20 @@ public protocol WebmentionOutbox: Sendable {
     /// The rows queued, in the order they would be claimed; at most `limit`
     /// (for tests and the admin).
     func queuedWebmentions(limit: Int) throws(StorageError) -> [OutgoingWebmention]
+
+    /// A batch's results at once: each row finished (`retryAt` nil) or
+    /// due again at `retryAt`, as `finishWebmention` and
+    /// `retryWebmention` do. A backend writes them in one transaction, so
+    /// a batch costs the disk one commit, not one a row.
+    func settleWebmentions(_ results: [(mention: OutgoingWebmention, retryAt: Date?)]) throws(StorageError)
+}
+
+extension WebmentionOutbox {
+    public func settleWebmentions(_ results: [(mention: OutgoingWebmention, retryAt: Date?)]) throws(StorageError) {
+        for (mention, retryAt) in results {
+            if let retryAt { try retryWebmention(mention, at: retryAt) } else { try finishWebmention(mention) }
+        }
+    }
 }
 
 /// One queued Webmention: `target` is to hear that post `postID` of user
