@@ -14,24 +14,8 @@ struct MicropubDiscoveryTests {
     /// write the same pages.
     @Test(arguments: [false, true])
     func everyPageNamesTheEndpoint(_ named: Bool) throws {
-        try withTemporaryFolder { (folder: URL) throws in
-            let publicFolder = folder.appendingPathComponent("public")
-            try FileManager.default.createDirectory(at: publicFolder, withIntermediateDirectories: false)
-            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
-            defer { try? store.close() }
-            var settings = BlogService.Settings(openPosting: true, scrypt: .testing, pageSize: 1)
-            settings.pagesNameMicropub = named
-            let service = try BlogService(store: store, pages: PublicFolder(folder: publicFolder), settings: settings,
-                                          logger: quietLogger)
-            var session = Session(peerAddress: "192.0.2.1")
-            #expect(service.handle(message: Array("register:alice:pw".utf8), session: &session).reply == .registered)
-            for number in 1...4 {
-                #expect(service.handle(message: Array("newpost:alice:Post \(number):Text".utf8), session: &session).reply == .posted)
-            }
-            #expect(service.handle(message: Array("geopost:alice:50.0875:14.4213:Here:Text".utf8), session: &session).reply == .posted)
-            service.writeIndex()
-            let alice = try #require(try store.user(named: "alice"))
-            let post = try #require(try store.posts(ofUserID: alice.id).last)
+        let messages = (1...4).map { "newpost:alice:Post \($0):Text" } + ["geopost:alice:50.0875:14.4213:Here:Text"]
+        try withPostedBlog(pagesNameMicropub: named, messages: messages) { service, post in
             let pages = ["index.html", "alice.html", "alice.1.html", "alice/\(post.id).html", "alice.map.html"]
             for page in pages {
                 let text = try #require(service.pages.read(file: page), "\(page)")

@@ -31,7 +31,7 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from web_client_test import WAIT, browser, check, free_port, start_blogd  # noqa: E402
+from web_client_test import WAIT, browser, check, free_port, register, start_blogd  # noqa: E402
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
@@ -102,11 +102,7 @@ def main():
         driver = browser(folder)
         wait = WebDriverWait(driver, WAIT)
 
-        driver.get(base + "/app/register")
-        driver.find_element(By.ID, "name").send_keys("alice")
-        driver.find_element(By.ID, "password").send_keys("correct horse")
-        driver.find_element(By.ID, "submit").click()
-        wait.until(EC.url_to_be(base + "/app/"))
+        register(driver, wait, base)
         driver.find_element(By.ID, "logout").click()
         wait.until(EC.url_to_be(base + "/app/login"))
 

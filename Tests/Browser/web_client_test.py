@@ -111,6 +111,15 @@ def browser(folder):
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
+def register(driver, wait, base):
+    """Registers alice in the browser: signed in, at the web client's top."""
+    driver.get(base + "/app/register")
+    driver.find_element(By.ID, "name").send_keys("alice")
+    driver.find_element(By.ID, "password").send_keys("correct horse")
+    driver.find_element(By.ID, "submit").click()
+    wait.until(EC.url_to_be(base + "/app/"))
+
+
 def main():
     folder = tempfile.mkdtemp(prefix="blogd-browser-")
     process = None
@@ -120,11 +129,7 @@ def main():
         driver = browser(folder)
         wait = WebDriverWait(driver, WAIT)
 
-        driver.get(base + "/app/register")
-        driver.find_element(By.ID, "name").send_keys("alice")
-        driver.find_element(By.ID, "password").send_keys("correct horse")
-        driver.find_element(By.ID, "submit").click()
-        wait.until(EC.url_to_be(base + "/app/"))
+        register(driver, wait, base)
         check("My posts" in driver.page_source, "registered and signed in")
         cookie = driver.get_cookie("__Host-blogd_session")
         check(cookie and cookie["httpOnly"] and cookie["secure"] and cookie.get("sameSite") == "Lax",
