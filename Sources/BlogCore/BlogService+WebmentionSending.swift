@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import BlogModel
 
 /// What the service tells the Webmention sender: a post, edit, deletion or
 /// restore committed, and may have queued Webmentions in its commit (the
@@ -15,18 +15,18 @@ extension BlogService {
 
 /// The sender's wake-up, set once blogd has made the sender.
 final class MentionSignal: Sendable {
-    private let action = Mutex<(@Sendable () -> Void)?>(nil)
+    private let action = Hook<Void>()
 
-    func set(_ action: @escaping @Sendable () -> Void) { self.action.withLock { $0 = action } }
+    func set(_ action: @escaping @Sendable () -> Void) { self.action.set(action) }
 
     /// After a change of a post whose texts (old or new) are `texts`: only
     /// text that may hold a link wakes the sender, so posts without links
     /// cost nothing more.
     func changed(_ texts: String...) {
         guard texts.contains(where: { $0.contains("://") }) else { return }
-        action.withLock { $0 }?()
+        action()
     }
 
     /// After a change whose old text is not at hand (an edit).
-    func changed() { action.withLock { $0 }?() }
+    func changed() { action() }
 }

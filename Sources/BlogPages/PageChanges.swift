@@ -1,4 +1,4 @@
-import Synchronization
+import BlogModel
 
 /// Tells whoever serves the public folder from memory (the page server's
 /// cache) that a file was just written or removed, so that a reply sent
@@ -6,17 +6,17 @@ import Synchronization
 ///
 ///     store.changes.observe { name in web.pageChanged(name) }
 public final class PageChanges: Sendable {
-    private let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
+    private let handler = Hook<String>()
 
     public init() {}
 
     /// Calls `handler` with the name of each file written or removed from
     /// now on (`alice.html`, `alice/17.html`), on the writing thread.
     public func observe(_ handler: @escaping @Sendable (String) -> Void) {
-        self.handler.withLock { $0 = handler }
+        self.handler.set(handler)
     }
 
     func changed(_ name: String) {
-        handler.withLock { $0 }?(name)
+        handler(name)
     }
 }
