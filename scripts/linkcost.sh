@@ -3,7 +3,8 @@
 # SECONDS, plain text against text opening with two links and three
 # hashtags (blogbench --linked-text: tags written with the post, its
 # Webmentions queued in its commit, the sender refusing their TEST-NET
-# addresses). Each run on a fresh release blogd; the kinds alternate,
+# addresses), and the linked text again with sending off (nosend: what
+# the sender's own work costs). Each run on a fresh release blogd; the kinds alternate,
 # ROUNDS times, so the machine's drift falls on both alike. Prints posts/s,
 # p50/p99 and blogd's CPU per post (from /proc) for each run.
 # Usage: scripts/linkcost.sh [SECONDS] [ROUNDS]   (build first: swift build -c release)
@@ -19,7 +20,8 @@ run() { # label blogbench-args...
   local label=$1; shift
   local p d pid before after out
   p=$(free_port); d="$tmp/$label.$RANDOM"; mkdir -p "$d/public"
-  BLOGD_SCRYPT_LOG_N=4 BLOGD_SCRYPT_P=1 BLOGD_LOG_LEVEL=warning "$bin/blogd" serve --host 127.0.0.1 --port "$p" \
+  local send=true; [ "$label" = nosend ] && send=false
+  BLOGD_WEBMENTION_SEND=$send BLOGD_SCRYPT_LOG_N=4 BLOGD_SCRYPT_P=1 BLOGD_LOG_LEVEL=warning "$bin/blogd" serve --host 127.0.0.1 --port "$p" \
     --db "$d/blog.sqlite" --public "$d/public" 2>"$d.log" & pid=$!
   wait_port "$p" || { echo "blogd did not start"; return; }
   # Warm-up (unmeasured) registers and logs in the clients' users.
@@ -39,4 +41,5 @@ PY
 for _ in $(seq "$rounds"); do
   run plain
   run linked --linked-text
+  run nosend --linked-text
 done

@@ -23,8 +23,8 @@ import BlogPages
 ///     service.webmentionsQueued { sender.wake() }
 public final class WebmentionSender: Sendable {
     public struct Settings: Sendable {
-        /// Sends in one batch (claimed at once).
-        public var batch: Int = 8
+        /// Sends in one batch (claimed at once, settled in one write).
+        public var batch: Int = 32
         /// Claims of one row before it is given up (the first send included).
         public var maxAttempts: Int = 8
         /// Seconds before the first retry; each next one waits twice as long.
@@ -33,7 +33,7 @@ public final class WebmentionSender: Sendable {
         public var maxRetry: Double = 6 * 3600
         /// How long a claim hides a row from other claims: well past any
         /// send's time limit.
-        public var lease: Double = 600
+        public var lease: Double = 1800
         /// Bytes of a target's page read to find its endpoint.
         public var discoveryBytes: Int = 1 << 20
         /// Bytes of an endpoint's answer read.
@@ -42,6 +42,10 @@ public final class WebmentionSender: Sendable {
         /// sender (rows other instances queued, retries come due); nil:
         /// only `wake()` (tests, which move the clock themselves).
         public var pollInterval: Double? = 30
+        /// Seconds a wake-up waits before claiming, so that a burst of
+        /// posts is claimed and settled in a few writes rather than in
+        /// two a post (each write competes with the posts' own commits).
+        public var gather: Double = 0.25
 
         public init() {}
 
@@ -164,6 +168,9 @@ public final class WebmentionSender: Sendable {
             } else {
                 signal.wait()
             }
+            if settings.gather > 0, !state.withLock({ $0.stopping }) {
+                Thread.sleep(forTimeInterval: settings.gather)
+            }
         }
     }
 
@@ -174,9 +181,10 @@ public final class WebmentionSender: Sendable {
         let claimed = try storage.claimWebmentions(dueBy: now(), lease: settings.lease, limit: settings.batch)
         guard !claimed.isEmpty else { return 0 }
         var jobs: [(OutgoingWebmention, String?)] = []
+        var names: [Int64: String?] = [:]
         for mention in claimed {
-            let user = try storage.user(id: mention.userID)
-            jobs.append((mention, user.map { source(user: $0.name, postID: mention.postID) }))
+            if names[mention.userID] == nil { names[mention.userID] = try storage.user(id: mention.userID)?.name }
+            jobs.append((mention, names[mention.userID]!.map { source(user: $0, postID: mention.postID) }))
         }
         let outcomes = run(jobs)
         // One write for the batch: a row at a time, the sender's commits
