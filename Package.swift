@@ -245,7 +245,7 @@ let package = Package(
             name: "BlogTestSupport",
             dependencies: ["BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogServer", "BlogSockets", "CLinux", .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "NIOHTTP1", package: "swift-nio")],
+                           .product(name: "NIOHTTP1", package: "swift-nio"), "BlogWeb"],
             path: "Tests/BlogTestSupport"
         ),
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),

@@ -23,7 +23,7 @@ struct BodyLimitTests {
 
     func start() async throws -> WebServer {
         try await WebServer(folder: app.blog.publicFolder, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"),
-                            application: ApplicationSet([app.client, app.micropub]))
+                            limits: .patient, application: ApplicationSet([app.client, app.micropub]))
     }
 
     func bearer() throws -> String {

@@ -21,7 +21,7 @@ struct IndieAuthClientInfoTests {
     static let authorization = IndieAuthFixture.base + "app/auth"
 
     /// A fixture whose client ids are fetched with `fetch` bounds.
-    static func fixture(_ fetch: FetchSettings = FetchSettings(allowPrivateAddresses: true),
+    static func fixture(_ fetch: FetchSettings = FetchSettings(timeLimit: .seconds(600), allowPrivateAddresses: true),
                         info: FetchedClientInfo.Settings = .init(wait: 120),
                         expiry: ExpiryGate? = nil, budget: IndieAuthBudget? = nil) throws -> IndieAuthFixture {
         let fetcher = expiry.map { OutgoingFetcher(settings: fetch, expiry: $0.wait) } ?? OutgoingFetcher(settings: fetch)

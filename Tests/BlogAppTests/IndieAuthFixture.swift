@@ -47,7 +47,7 @@ final class IndieAuthFixture: @unchecked Sendable {
 
     func start() async throws -> WebServer {
         try await WebServer(folder: blog.publicFolder, host: "127.0.0.1", port: 0, logger: Logger(label: "test.indieauth"),
-                            application: application)
+                            limits: .patient, application: application)
     }
 
     /// Moves the blog's clock (and so the codes' and budgets') on.

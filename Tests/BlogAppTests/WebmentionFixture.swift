@@ -50,10 +50,10 @@ final class WebmentionFixture: @unchecked Sendable {
         verifier = WebmentionVerifier(service: app.blog.service, fetcher: fetcher, now: { TestBlog.date(of: clock) })
         let endpoint = WebmentionEndpoint(service: app.blog.service, budget: budget)
         web = try await WebServer(folder: app.blog.publicFolder, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"),
-                                  application: ApplicationSet([endpoint, WebmentionModeration(client: app.client, service: app.blog.service),
+                                  limits: .patient, application: ApplicationSet([endpoint, WebmentionModeration(client: app.client, service: app.blog.service),
                                                                app.client]))
         source = try await LoopbackHTTPServer.start()
-        sender = OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: true))
+        sender = OutgoingFetcher(settings: FetchSettings(timeLimit: .seconds(600), allowPrivateAddresses: true))
     }
 
     func close() async throws {

@@ -34,7 +34,7 @@ struct PostgresWebmentionTests {
         settings.batch = 4
         settings.pollInterval = nil
         let senders = [first, second].map {
-            WebmentionSender(storage: $0, http: FetcherHTTP(OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: true))), baseURL: "http://blog.test/", settings: settings)
+            WebmentionSender(storage: $0, http: FetcherHTTP(OutgoingFetcher(settings: FetchSettings(timeLimit: .seconds(600), allowPrivateAddresses: true))), baseURL: "http://blog.test/", settings: settings)
         }
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             while (try? senders[index].sendDue()) ?? 0 > 0 {}

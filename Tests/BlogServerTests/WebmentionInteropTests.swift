@@ -52,7 +52,7 @@ struct WebmentionInteropTests {
         }
         var settings = WebmentionSender.Settings()
         settings.pollInterval = nil
-        let sender = WebmentionSender(storage: f.store, http: FetcherHTTP(OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: true))),
+        let sender = WebmentionSender(storage: f.store, http: FetcherHTTP(OutgoingFetcher(settings: FetchSettings(timeLimit: .seconds(600), allowPrivateAddresses: true))),
                                       baseURL: posts.url("/"), settings: settings)
         defer {
             _ = f.tearDown()

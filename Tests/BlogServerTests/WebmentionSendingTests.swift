@@ -17,7 +17,7 @@ struct WebmentionSendingTests {
 
     /// The server's own fetcher, allowed loopback (or not).
     static func fetcher(allowPrivate: Bool = true) -> any OutgoingHTTP {
-        FetcherHTTP(OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: allowPrivate)))
+        FetcherHTTP(OutgoingFetcher(settings: FetchSettings(timeLimit: .seconds(600), allowPrivateAddresses: allowPrivate)))
     }
 
     /// A receiver whose page at `/post` names its endpoint as `discovery`

@@ -49,7 +49,7 @@ struct ApplicationHookTests {
         }
     }
 
-    func start(_ app: some WebApplication, limits: WebServer.Limits = .init()) async throws -> WebServer {
+    func start(_ app: some WebApplication, limits: WebServer.Limits = .patient) async throws -> WebServer {
         try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"),
                             limits: limits, application: app)
     }

@@ -17,7 +17,7 @@ struct ConnectionTests {
     }
 
     func start(clock: @escaping @Sendable () -> UInt64 = { 0 }) async throws -> WebServer {
-        try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"), clock: clock)
+        try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"), limits: .patient, clock: clock)
     }
 
     /// Requests sent at once come back in their order: a page read from

@@ -21,7 +21,7 @@ struct SecurityHeaderTests {
     func start(micropub: String? = nil, tls: WebServer.TLS? = nil,
                application: (any WebApplication)? = nil) async throws -> WebServer {
         try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"),
-                            tls: tls, application: application, micropub: micropub)
+                            limits: .patient, tls: tls, application: application, micropub: micropub)
     }
 
     @Test func publicFilesCarryTheirSecurityFields() async throws {

@@ -36,7 +36,7 @@ struct TLSTests {
     }
 
     func start(_ tls: WebServer.TLS) async throws -> WebServer {
-        try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.https"), tls: tls)
+        try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.https"), limits: .patient, tls: tls)
     }
 
     @Test func pagesAreServedOverHTTPSWithTheGivenCertificate() async throws {

@@ -17,7 +17,7 @@ struct WebServerTests {
         folder = try TempFolder()
     }
 
-    func start(host: String = "127.0.0.1", limits: WebServer.Limits = .init()) async throws -> WebServer {
+    func start(host: String = "127.0.0.1", limits: WebServer.Limits = .patient) async throws -> WebServer {
         try await WebServer(folder: folder.public, host: host, port: 0, logger: Logger(label: "test.http"), limits: limits)
     }
 
@@ -107,7 +107,7 @@ struct WebServerTests {
         let lines = Lines()
         let captured = Captured(lines: lines)
         let web = try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"),
-                                      accessLog: Logger(label: "test.access") { _ in captured })
+                                      limits: .patient, accessLog: Logger(label: "test.access") { _ in captured })
         let port = web.port
         _ = try await offPool {
             let connection = try RawHTTPConnection(port: port)
