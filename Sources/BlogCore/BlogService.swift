@@ -50,6 +50,9 @@ public final class BlogService: Sendable {
         public var pagesNameMicropub = false
         /// Every page names the Webmention endpoint (`webmention`, relative).
         public var pagesNameWebmention = false
+        /// Every blog page and post page links to its ActivityPub JSON
+        /// (the page server serves it: `ap/NAME`, `ap/NAME/posts/ID`).
+        public var pagesNameActivityPub = false
 
         public init(openPosting: Bool = false, scrypt: ScryptParameters = .standard, loginLease: Double = 3600,
                     pageSize: Int = 50, pageBytes: Int = PageLayout.defaultPageBytes,
@@ -123,7 +126,7 @@ public final class BlogService: Sendable {
             + PageRenderer.indieAuthLinks(settings.pagesNameMicropub)
             + PageRenderer.webmentionLink(settings.pagesNameWebmention ? PageRenderer.webmentionPath : nil)
         let userPages = UserPages(store: pages, layout: settings.layout, storage: store, cache: fragments, feeds: feedMaker,
-                                  head: head)
+                                  head: head, activityPub: settings.pagesNameActivityPub)
         self.userPages = userPages
         self.pageWriter = PageWriter(pages: userPages)
         self.photoFiles = PhotoFiles(pages: pages)
@@ -166,7 +169,8 @@ public final class BlogService: Sendable {
     public var postsToTakeBack: Int { takeBack.pending }
 
     /// Names whose page file or folder the server itself uses.
-    public static let reservedNames: Set<String> = ["index", PostPhoto.folder, "tags", "search"]
+    public static let reservedNames: Set<String> = ["index", PostPhoto.folder, "tags", "search",
+                                                    PageRenderer.activityFolder, PageRenderer.sharedInboxName]
 
     /// Parses one message body and carries it out.
     public func handle(message body: [UInt8], session: inout Session) -> Outcome {

@@ -13,11 +13,15 @@ public struct BlogIdentity: Sendable, Equatable {
     /// Where the public folder is served, ending with `/`; nil: the pages
     /// carry no absolute links (no canonical link, no `og:url`).
     public var siteURL: String?
+    /// The page server serves the blog as an ActivityPub actor: its pages
+    /// link to their JSON (`PageRenderer.actorLink`).
+    public var activityPub: Bool
 
-    public init(user: String, settings: BlogSettings = .unset, siteURL: String? = nil) {
+    public init(user: String, settings: BlogSettings = .unset, siteURL: String? = nil, activityPub: Bool = false) {
         self.user = user
         self.settings = settings
         self.siteURL = siteURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+        self.activityPub = activityPub
     }
 
     /// The blog's name as its pages head it: its title, or its user's name.

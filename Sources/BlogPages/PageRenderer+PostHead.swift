@@ -20,6 +20,7 @@ extension PageRenderer {
         line(out: &out, "<meta property=\"og:description\" content=\"", description)
         if let image = post.image.flatMap(blog.absolute) { line(out: &out, "<meta property=\"og:image\" content=\"", image) }
         line(out: &out, "<meta property=\"og:site_name\" content=\"", blog.name)
+        out += objectLink(blog, id: post.id)
         return out
     }
 

@@ -102,7 +102,7 @@ public enum PageRenderer {
         nav.append((IndexPage.fileName, "All blogs"))
         return document(title: blog.settings.title ?? "\(user) – blog", heading: blog.name,
                         fragments: fragments.isEmpty ? [noPosts] : fragments,
-                        nav: nav, feeds: feeds(user: user), head: blog.descriptionMeta + head,
+                        nav: nav, feeds: feeds(user: user), head: blog.descriptionMeta + actorLink(blog) + head,
                         mainClass: feedClass, headingClass: feedHeadingClass, afterHeading: blog.feedHeader, searchBlog: user)
     }
 

@@ -14,12 +14,15 @@ package final class UserPages: Sendable {
     package let feeds: Feeds
     /// What every page's head holds besides its own (`PageRenderer.micropubLink`).
     package let head: [UInt8]
+    /// The blogs are served as ActivityPub actors: their pages link to them.
+    package let activityPub: Bool
     /// The newest archive page on disk, per user id, once known.
     private let archived = Mutex<[Int64: Int]>([:])
 
     package init(store: PublicFolder, layout: PageLayout, storage: any BlogStorage, cache: FragmentCache,
-         feeds: Feeds = Feeds(baseURL: "http://localhost/"), head: [UInt8] = []) {
+         feeds: Feeds = Feeds(baseURL: "http://localhost/"), head: [UInt8] = [], activityPub: Bool = false) {
         self.head = head
+        self.activityPub = activityPub
         self.store = store
         self.layout = layout
         self.storage = storage
@@ -42,7 +45,7 @@ package final class UserPages: Sendable {
         let userID = user.id
         // One read for both (the settings cost a post no extra trip).
         let (newest, settings) = try storage.newestPostsAndSettings(ofUserID: userID)
-        let blog = BlogIdentity(user: user.name, settings: settings, siteURL: feeds.baseURL)
+        let blog = BlogIdentity(user: user.name, settings: settings, siteURL: feeds.baseURL, activityPub: activityPub)
         let groups = PageGroup.of(newest)
         let plan = layout.plan(last: groups.first, previous: groups.dropFirst().first)
         let known = archived.withLock { $0[userID] }
@@ -166,7 +169,8 @@ package final class UserPages: Sendable {
     /// under the page lock: the admin may have changed them), the site's
     /// URL for the absolute links.
     package func identity(_ user: UserRecord) throws -> BlogIdentity {
-        BlogIdentity(user: user.name, settings: try storage.blogSettings(ofUserID: user.id), siteURL: feeds.baseURL)
+        BlogIdentity(user: user.name, settings: try storage.blogSettings(ofUserID: user.id), siteURL: feeds.baseURL,
+                     activityPub: activityPub)
     }
 
     /// A deleted post's marker: the page server answers 410 Gone for the

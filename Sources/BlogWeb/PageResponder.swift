@@ -71,7 +71,7 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         responding = true
-        if redirect == nil, let application, application.application.handles(path: Request.path(of: head.uri)) {
+        if redirect == nil, let application, application.application.handles(head: Request.webHead(head)) {
             begin(head, application, context: context)
             return
         }
@@ -334,12 +334,7 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
         var started: NIODeadline
 
         init(_ head: HTTPRequestHead) {
-            switch head.method {
-            case .GET: method = .get
-            case .HEAD: method = .head
-            // Any other is refused; an unknown token is refused as POST.
-            default: method = HTTPRequest.Method(head.method.rawValue) ?? .post
-            }
+            method = Self.method(of: head)
             path = Self.path(of: head.uri)
             fields = HTTPFields()
             for name in [HTTPField.Name.acceptEncoding, .ifNoneMatch, .ifModifiedSince] {
@@ -348,6 +343,22 @@ final class PageResponder: ChannelInboundHandler, RemovableChannelHandler {
             }
             version = head.version
             started = .now()
+        }
+
+        static func method(of head: HTTPRequestHead) -> HTTPRequest.Method {
+            switch head.method {
+            case .GET: .get
+            case .HEAD: .head
+            // Any other is refused; an unknown token is refused as POST.
+            default: HTTPRequest.Method(head.method.rawValue) ?? .post
+            }
+        }
+
+        /// What an application is asked whether the request is its own.
+        static func webHead(_ head: HTTPRequestHead) -> WebRequestHead {
+            let accept = head.headers["accept"]
+            return WebRequestHead(method: method(of: head), path: path(of: head.uri),
+                                  accept: accept.isEmpty ? nil : accept.joined(separator: ", "))
         }
 
         /// The path of a request target: origin form (`/a.html?x`) or

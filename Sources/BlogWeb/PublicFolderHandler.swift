@@ -31,6 +31,9 @@ public struct PublicFolderHandler: Sendable {
     /// What a page's reply carries besides the fields of every file: the
     /// Micropub endpoint's `Link`, when there is one.
     let pageFields: HTTPFields
+    /// A page's `Vary`: `Accept` too when an application answers some
+    /// pages' URLs with another representation (`WebApplication.negotiatesPages`).
+    let pageVary: String
 
     /// Reads files on the calling thread (fine for tests and tools; the
     /// web server reads through its cache, on a thread of its own).
@@ -44,8 +47,9 @@ public struct PublicFolderHandler: Sendable {
     }
 
     init(folder: URL, files: any FileSource, health: (@Sendable () async -> Bool)? = nil, micropub: String? = nil,
-         webmention: String? = nil) {
+         webmention: String? = nil, varyAccept: Bool = false) {
         self.folder = folder
+        pageVary = varyAccept ? "Accept, Accept-Encoding" : Self.plainVary
         self.files = files
         self.health = health
         var fields: HTTPFields = [:]
@@ -74,6 +78,8 @@ public struct PublicFolderHandler: Sendable {
     }
 
     static let htmlType = "text/html; charset=utf-8"
+    /// Every file's `Vary`: gzipped or not.
+    static let plainVary = "Accept-Encoding"
 
     static let contentTypes = [
         "html": htmlType,
@@ -131,14 +137,14 @@ public struct PublicFolderHandler: Sendable {
         case .file(let name, let contentType, let withBody):
             var found: Lookup
             if let now = files.immediate(name) { found = now } else { found = await files.lookup(name) }
-            guard case .file(let file) = found else { return Self.missing(found, withBody: withBody) }
+            guard case .file(let file) = found else { return Self.missing(found, withBody: withBody, varyAccept: pageVary != Self.plainVary) }
             var packed: ByteBuffer?
             if Self.wantsGzip(file, contentType: contentType, fields: fields) {
                 packed = files.immediateGzip(file, name: name)
                 if packed == nil { packed = await files.gzip(file, name: name) }
             }
             return Self.fileReply(file, contentType: contentType, withBody: withBody, fields: fields, gzipped: packed,
-                                  pageFields: pageFields)
+                                  pageFields: pageFields, pageVary: pageVary)
         case .methodNotAllowed, .notFound:
             preconditionFailure("answered at once")
         }
@@ -161,14 +167,14 @@ public struct PublicFolderHandler: Sendable {
             return Self.plain(.notFound, "not found\n")
         case .file(let name, let contentType, let withBody):
             guard let found = files.immediate(name) else { return nil }
-            guard case .file(let file) = found else { return Self.missing(found, withBody: withBody) }
+            guard case .file(let file) = found else { return Self.missing(found, withBody: withBody, varyAccept: pageVary != Self.plainVary) }
             var packed: ByteBuffer?
             if Self.wantsGzip(file, contentType: contentType, fields: fields) {
                 guard let kept = files.immediateGzip(file, name: name) else { return nil }
                 packed = kept
             }
             return Self.fileReply(file, contentType: contentType, withBody: withBody, fields: fields, gzipped: packed,
-                                  pageFields: pageFields)
+                                  pageFields: pageFields, pageVary: pageVary)
         }
     }
 
@@ -183,7 +189,7 @@ public struct PublicFolderHandler: Sendable {
     /// `file`'s reply, as it is or `gzipped` (when the client asked and
     /// compressing worked), or a 304 when the client has it.
     private static func fileReply(_ file: FileContent, contentType: String, withBody: Bool, fields: HTTPFields,
-                                  gzipped: ByteBuffer?, pageFields: HTTPFields) -> Reply {
+                                  gzipped: ByteBuffer?, pageFields: HTTPFields, pageVary: String) -> Reply {
         let notModified = file.isCurrent(fields)
         // The gzipped body is another representation: its tag is weak, as
         // nginx makes it; a 304 names the tag the client would get.
@@ -197,7 +203,7 @@ public struct PublicFolderHandler: Sendable {
             .eTag: weak ? "W/" + file.etag : file.etag,
             .lastModified: file.lastModified,
             .cacheControl: contentType == "image/jpeg" ? photoCacheControl : "no-cache",
-            .vary: "Accept-Encoding",
+            .vary: contentType == htmlType ? pageVary : plainVary,
         ]
         if notModified {
             return Reply(status: .notModified, headers: validators, body: ByteBuffer())
@@ -217,7 +223,7 @@ public struct PublicFolderHandler: Sendable {
 
     /// The reply for a file that is not there: 410 for a deleted post's
     /// page, 404 for anything else.
-    private static func missing(_ found: Lookup, withBody: Bool) -> Reply {
+    private static func missing(_ found: Lookup, withBody: Bool, varyAccept: Bool) -> Reply {
         guard case .gone = found else { return plain(.notFound, "not found\n") }
         let page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Gone</title></head>"
             + "<body><p>This post was deleted.</p></body></html>\n"
@@ -225,6 +231,8 @@ public struct PublicFolderHandler: Sendable {
                                                    .contentLength: String(page.utf8.count)],
                           body: withBody ? ByteBuffer(string: page) : ByteBuffer())
         reply.headers.append(contentsOf: securityFields)
+        // Its JSON answers 410 too, with a Tombstone.
+        if varyAccept { reply.headers[.vary] = "Accept" }
         return reply
     }
 

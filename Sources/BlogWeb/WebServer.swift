@@ -119,7 +119,8 @@ public final class WebServer: Sendable {
         let healthy = health.map { HealthProbe(limit: 1, $0).check }
         let cache = FileCache(folder: folder.path, capacity: limits.cacheBytes, trustedFor: Self.pageCheckInterval, now: clock)
         let files = PublicFolderHandler(folder: folder, files: CachedFiles(cache: cache, thread: fileThread), health: healthy,
-                                        micropub: micropub, webmention: webmention)
+                                        micropub: micropub, webmention: webmention,
+                                        varyAccept: application?.negotiatesPages ?? false)
         let runner = application.map {
             ApplicationRunner(application: $0, threads: limits.applicationThreads, maxWaiting: limits.maxApplicationRequests,
                               bodies: BodyBudget(maxTotal: limits.maxBodyBytes, maxPerAddress: limits.maxBodyBytesPerAddress),

@@ -14,5 +14,7 @@ struct Blogd: AsyncParsableCommand {
 
 /// What `blogd --version` prints.
 enum BlogdVersion {
-    static let text = "blogd 0.17.0"
+    static let text = "blogd \(number)"
+    /// The version alone (NodeInfo's `software.version`).
+    static let number = "0.17.0"
 }

@@ -67,6 +67,7 @@ func openService(_ settings: BlogConfig, create: Bool = false, metered: Bool = f
         // Pages name the Micropub endpoint while the web client is on.
         serviceSettings.pagesNameMicropub = settings.webClient
         serviceSettings.pagesNameWebmention = settings.webClient
+        serviceSettings.pagesNameActivityPub = settings.webClient
         // Only a base URL set by the operator fixes the feeds' ids.
         if let baseURL = settings.baseURL {
             serviceSettings.feedIDBase = try Feeds.idBase(storage: store, baseURL: baseURL)

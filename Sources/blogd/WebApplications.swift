@@ -29,6 +29,7 @@ extension Serve {
         return ApplicationSet([WebmentionModeration(client: client, service: service)]
             + webmentionApplications(settings, service: service)
             + [client, Micropub(backend: backend, baseURL: settings.effectiveBaseURL), IndieAuthEndpoints(server: indieAuth)]
-            + readingApplications(store: store, service: service))
+            + readingApplications(store: store, service: service)
+            + activityPubApplications(settings, store: store, service: service))
     }
 }

@@ -13,32 +13,46 @@ public struct ApplicationSet: WebApplication {
         members.contains { $0.handles(path: path) }
     }
 
+    public func handles(head: WebRequestHead) -> Bool {
+        members.contains { $0.handles(head: head) }
+    }
+
+    public var negotiatesPages: Bool {
+        members.contains { $0.negotiatesPages }
+    }
+
+    /// The member that answers `request`: the first that takes its head.
+    private func member(for request: WebRequest) -> (any WebApplication)? {
+        let head = request.head
+        return members.first { $0.handles(head: head) }
+    }
+
     public func bodyLimit(path: String) -> Int {
         members.first { $0.handles(path: path) }?.bodyLimit(path: path) ?? 0
     }
 
     public func bodyLimit(for request: WebRequest) -> Int {
-        members.first { $0.handles(path: request.path) }?.bodyLimit(for: request) ?? 0
+        member(for: request)?.bodyLimit(for: request) ?? 0
     }
 
     public func discardLimit(for request: WebRequest) -> Int {
-        members.first { $0.handles(path: request.path) }?.discardLimit(for: request) ?? 0
+        member(for: request)?.discardLimit(for: request) ?? 0
     }
 
     public func answer(_ refusal: WebRefusal, to request: WebRequest) -> WebResponse {
-        members.first { $0.handles(path: request.path) }?.answer(refusal, to: request) ?? refusal.plainResponse
+        member(for: request)?.answer(refusal, to: request) ?? refusal.plainResponse
     }
 
     public func waitsForPasswordHash(_ request: WebRequest) -> Bool {
-        members.first { $0.handles(path: request.path) }?.waitsForPasswordHash(request) ?? false
+        member(for: request)?.waitsForPasswordHash(request) ?? false
     }
 
     public func refusal(beforeReading request: WebRequest) -> WebResponse? {
-        members.first { $0.handles(path: request.path) }?.refusal(beforeReading: request)
+        member(for: request)?.refusal(beforeReading: request)
     }
 
     public func respond(to request: WebRequest) -> WebResponse {
-        guard let member = members.first(where: { $0.handles(path: request.path) }) else {
+        guard let member = member(for: request) else {
             return WebResponse(status: .notFound)
         }
         return member.respond(to: request)

@@ -21,6 +21,19 @@ public protocol WebApplication: Sendable {
     /// application's; asked on the request's head, before its body.
     func handles(path: String) -> Bool
 
+    /// Whether this request is the application's, asked on its head
+    /// (method, path, `Accept`) before its body: an application may take
+    /// a page of the public folder when the client asks for another
+    /// representation of it (a blog page's ActivityPub JSON). Runs on an
+    /// event loop for every request: it must be cheap and not block.
+    /// Default: `handles(path:)`.
+    func handles(head: WebRequestHead) -> Bool
+
+    /// Whether `handles(head:)` takes some of the public folder's pages by
+    /// their `Accept`: then every page's reply says `Vary: Accept`, so
+    /// that a cache keeps the two representations apart. Default: false.
+    var negotiatesPages: Bool { get }
+
     /// The most bytes of body any request to `path` may carry.
     func bodyLimit(path: String) -> Int
 
@@ -60,11 +73,28 @@ public protocol WebApplication: Sendable {
 }
 
 extension WebApplication {
+    public func handles(head: WebRequestHead) -> Bool { handles(path: head.path) }
+    public var negotiatesPages: Bool { false }
     public func waitsForPasswordHash(_ request: WebRequest) -> Bool { false }
     public func refusal(beforeReading request: WebRequest) -> WebResponse? { nil }
     public func bodyLimit(for request: WebRequest) -> Int { bodyLimit(path: request.path) }
     public func discardLimit(for request: WebRequest) -> Int { 0 }
     public func answer(_ refusal: WebRefusal, to request: WebRequest) -> WebResponse { refusal.plainResponse }
+}
+
+/// What the server knows of a request when it chooses who answers it:
+/// its method, its path (as sent, without the query) and its `Accept`.
+public struct WebRequestHead: Sendable, Equatable {
+    public var method: HTTPRequest.Method
+    public var path: String
+    /// The `Accept` field, its lines joined with `, `; nil when none.
+    public var accept: String?
+
+    public init(method: HTTPRequest.Method, path: String, accept: String? = nil) {
+        self.method = method
+        self.path = path
+        self.accept = accept
+    }
 }
 
 /// One request for a `WebApplication`, body included.
@@ -84,6 +114,12 @@ public struct WebRequest: Sendable {
     /// dropped (`WebApplication.discardLimit(for:)`): `body` then holds
     /// only the first `bodyLimit(for:)` bytes.
     public var discardedBodyBytes: Int = 0
+
+    /// What `WebApplication.handles(head:)` is asked with.
+    public var head: WebRequestHead {
+        let accept = headers[values: .accept]
+        return WebRequestHead(method: method, path: path, accept: accept.isEmpty ? nil : accept.joined(separator: ", "))
+    }
 
     public init(method: HTTPRequest.Method, path: String, query: String = "", headers: HTTPFields = [:],
                 body: [UInt8] = [], peerAddress: String = "127.0.0.1", secure: Bool = false) {
