@@ -7,7 +7,9 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 python=${BLOGD_HERD_PYTHON:-${BLOGD_PYTHON:-/usr/bin/python3}}
-if ! "$python" -c 'import bovine_herd, hypercorn' 2>/dev/null; then
+# find_spec, not import: importing bovine creates ./bovine_jsonld_cache.sqlite.
+if ! "$python" -c 'import sys, importlib.util as u
+sys.exit(not all(u.find_spec(m) for m in ("bovine_herd", "hypercorn")))' 2>/dev/null; then
     if [ "${BLOGD_REQUIRE_PY_TOOLS:-0}" = 1 ]; then
         echo "check_standin: $python lacks bovine-herd (BLOGD_REQUIRE_PY_TOOLS=1)" >&2
         exit 1

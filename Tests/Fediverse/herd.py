@@ -15,6 +15,9 @@ driven from the command line so blogd's tests can follow a blog from it.
   herd.py following --herd URL --db DIR --actor NAME
       Print, one JSON document a line, the items of NAME's inbox or
       following collection as the herd stored them.
+  herd.py object    --herd URL --db DIR --actor NAME --id OBJECT_ID
+      Prints the object as the herd has it now (through NAME's proxyUrl:
+      stored copy, e.g. after an Update, or a Tombstone after a Delete).
 
 Exit status: 0 on success, 1 with one line on stderr otherwise.
 
@@ -117,6 +120,10 @@ def prepare_bovine(db_dir):
     from bovine.jsonld import jsonld_cache
 
     jsonld_cache.cache["https://w3id.org/security/v1"] = SECURITY_V1
+    # The herd names these in its own activities' @context; offline they
+    # load as empty contexts anyway, so say so without trying the network.
+    for url in ["https://www.w3.org/ns/did/v1", "https://w3id.org/security/multikey/v1"]:
+        jsonld_cache.cache.setdefault(url, [])
 
 
 def secret_path(db_dir, name):
@@ -232,6 +239,14 @@ async def list_collection(args, key):
         await client.session.close()
 
 
+async def show_object(args):
+    client = await client_for(args)
+    try:
+        print(json.dumps(await client.proxy(args.id), sort_keys=True))
+    finally:
+        await client.session.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -240,19 +255,17 @@ def main():
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--actor", default="herd")
     p.add_argument("--verbose", action="store_true")
-    for name in ["follow", "inbox", "following"]:
+    for name in ["follow", "inbox", "following", "object"]:
         p = sub.add_parser(name)
         p.add_argument("--herd", required=True)
         p.add_argument("--db", required=True)
         p.add_argument("--actor", default="herd")
         if name == "follow":
             p.add_argument("--target", required=True)
+        if name == "object":
+            p.add_argument("--id", required=True)
     args = parser.parse_args()
 
-    args.db = os.path.abspath(args.db)
-    if args.command == "serve":
-        os.makedirs(args.db, exist_ok=True)
-    prepare_bovine(args.db)
     logging.basicConfig(level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         stream=sys.stderr)
     commands = {
@@ -260,8 +273,13 @@ def main():
         "follow": follow,
         "inbox": lambda a: list_collection(a, "inbox"),
         "following": lambda a: list_collection(a, "following"),
+        "object": show_object,
     }
     try:
+        args.db = os.path.abspath(args.db)
+        if args.command == "serve":
+            os.makedirs(args.db, exist_ok=True)
+        prepare_bovine(args.db)
         asyncio.run(commands[args.command](args))
     except KeyboardInterrupt:
         pass

@@ -9,16 +9,19 @@ shared decisions: WebFinger, the actor BASE ap/NAME (a Person with an RSA
 shared inbox BASE ap/inbox. Every inbox POST must carry a draft-cavage
 signature that bovine's own verifier (SignatureChecker) accepts, with a
 Digest that matches, signed by the activity's actor. A Follow of NAME is
-answered with a signed Accept to the follower's inbox, then one signed
-Create of a Note (BASE ap/NAME/posts/1) is delivered there.
+answered with a signed Accept to the follower's inbox; then, as a blog
+does for its followers, BASE ap/NAME/posts/1 is sent as a Create and an
+Update, BASE ap/NAME/posts/2 as a Create and a Delete (a Tombstone), with
+the activity ids of blogd's shared decisions.
 
 Our own requests are signed by hand, the way blogd signs them:
 draft-cavage-12, rsa-sha256, `(request-target) host date digest` on POST,
 `(request-target) host date` on GET, `Digest: SHA-256=<base64>`.
 
 Prints `ready BASE` when listening, then one line per event:
-`verified KEY_ID`, `follow FOLLOW_ID`, `accept STATUS INBOX`,
-`create STATUS INBOX`, `rejected REASON`.
+`verified SIGNER`, `follow FOLLOW_ID`, `accept STATUS INBOX`,
+`create|update|delete STATUS OBJECT_ID`, `rejected REASON`,
+`failed ERROR`.
 """
 
 import argparse
@@ -48,6 +51,7 @@ from bovine.crypto.types import CryptographicIdentifier  # noqa: E402
 AS_CONTEXT = "https://www.w3.org/ns/activitystreams"
 AS_PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
 ACTIVITY_JSON = "application/activity+json"
+LD_JSON = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"'
 
 
 def event(*parts):
@@ -57,8 +61,9 @@ def event(*parts):
 class Signer:
     """draft-cavage-12 signing with one RSA key, as blogd does it."""
 
-    def __init__(self, key_id):
+    def __init__(self, key_id, algorithm="rsa-sha256"):
         self.key_id = key_id
+        self.algorithm = algorithm
         self.private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.public_pem = self.private_key.public_key().public_bytes(
             serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
@@ -80,18 +85,21 @@ class Signer:
         ).decode()
         out = {k.title(): v for k, v in signed.items() if k != "(request-target)"}
         out["Signature"] = (
-            f'keyId="{self.key_id}",algorithm="rsa-sha256",'
+            f'keyId="{self.key_id}",algorithm="{self.algorithm}",'
             f'headers="{" ".join(signed)}",signature="{signature}"'
         )
         return out
 
 
 class StandIn:
-    def __init__(self, base, name):
+    def __init__(self, base, name, variant):
         self.base = base
         self.name = name
+        self.variant = variant
         self.actor_id = f"{base}ap/{name}"
-        self.signer = Signer(f"{self.actor_id}#main-key")
+        self.signer = Signer(f"{self.actor_id}#main-key",
+                             "rsa-sha256" if variant == "mastodon" else "hs2019")
+        self.content_type = ACTIVITY_JSON if variant == "mastodon" else LD_JSON
         self.session = None
         self.verify = build_validate_http_signature_raw(self.fetch_key)
         self.tasks = set()
@@ -105,7 +113,7 @@ class StandIn:
 
     async def signed_post(self, url, document):
         body = json.dumps(document).encode()
-        headers = {"Content-Type": ACTIVITY_JSON, **self.signer.headers("POST", url, body)}
+        headers = {"Content-Type": self.content_type, **self.signer.headers("POST", url, body)}
         async with self.session.post(url, data=body, headers=headers) as response:
             await response.read()
             return response.status
@@ -141,17 +149,28 @@ class StandIn:
             },
         }
 
-    def note(self):
-        note_id = f"{self.actor_id}/posts/1"
+    def note(self, number, content):
+        note_id = f"{self.actor_id}/posts/{number}"
         return {
             "id": note_id,
             "type": "Note",
             "attributedTo": self.actor_id,
-            "content": "<p>Hello from the stand-in</p>",
-            "url": f"{self.base}{self.name}/1.html",
+            "content": content,
+            "url": f"{self.base}{self.name}/{number}.html",
             "published": "2026-01-01T00:00:00Z",
             "to": [AS_PUBLIC],
             "cc": [f"{self.actor_id}/followers"],
+        }
+
+    def activity(self, kind, activity_id, obj):
+        return {
+            "@context": AS_CONTEXT,
+            "id": activity_id,
+            "type": kind,
+            "actor": self.actor_id,
+            "to": [AS_PUBLIC],
+            "cc": [f"{self.actor_id}/followers"],
+            "object": obj,
         }
 
     # Handlers
@@ -205,6 +224,8 @@ class StandIn:
         return web.Response(status=202)
 
     async def answer_follow(self, follow):
+        """Accept, then what a blog sends its followers: post 1 created and
+        edited, post 2 created and deleted; each step waits for its answer."""
         try:
             follower = await self.signed_get(follow["actor"])
             inbox = follower["inbox"]
@@ -215,21 +236,25 @@ class StandIn:
                 "type": "Accept",
                 "actor": self.actor_id,
                 "to": [follow["actor"]],
-                "object": follow,
+                "object": follow if self.variant == "mastodon" else follow["id"],
             }
             event("accept", await self.signed_post(inbox, accept), inbox)
-            note = self.note()
-            create = {
-                "@context": AS_CONTEXT,
-                "id": f"{note['id']}#create",
-                "type": "Create",
-                "actor": self.actor_id,
-                "published": note["published"],
-                "to": note["to"],
-                "cc": note["cc"],
-                "object": note,
-            }
-            event("create", await self.signed_post(inbox, create), inbox)
+
+            first = self.note(1, "<p>Hello from the stand-in</p>")
+            event("create", await self.signed_post(
+                inbox, self.activity("Create", f"{first['id']}#create", first)), first["id"])
+            edited = {**first, "content": "<p>Hello again, edited</p>",
+                      "updated": "2026-01-02T00:00:00Z"}
+            event("update", await self.signed_post(
+                inbox, self.activity("Update", f"{first['id']}#update-1767312000000", edited)),
+                first["id"])
+
+            second = self.note(2, "<p>Soon gone</p>")
+            event("create", await self.signed_post(
+                inbox, self.activity("Create", f"{second['id']}#create", second)), second["id"])
+            tombstone = {"id": second["id"], "type": "Tombstone"}
+            event("delete", await self.signed_post(
+                inbox, self.activity("Delete", f"{second['id']}#delete", tombstone)), second["id"])
         except Exception as error:
             event("failed", type(error).__name__, str(error).replace("\n", " "))
 
@@ -238,6 +263,9 @@ async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--name", default="alice")
+    parser.add_argument("--variant", choices=["mastodon", "plain"], default="mastodon",
+                        help="mastodon: rsa-sha256, activity+json, the Follow embedded "
+                             "in the Accept; plain: hs2019, ld+json, the Follow by id")
     args = parser.parse_args()
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -245,7 +273,7 @@ async def main():
     sock.bind(("127.0.0.1", args.port))
     base = f"http://127.0.0.1:{sock.getsockname()[1]}/"
 
-    standin = StandIn(base, args.name)
+    standin = StandIn(base, args.name, args.variant)
     standin.session = aiohttp.ClientSession()
     app = web.Application()
     app.router.add_get("/.well-known/webfinger", standin.webfinger)
