@@ -61,6 +61,7 @@ import asyncio
 import json
 import logging
 import os
+import signal
 import socket
 import sys
 
@@ -248,6 +249,10 @@ async def show_object(args):
 
 
 def main():
+    # A child of a test process (Swift's Foundation spawns from a thread
+    # that blocks most signals) inherits a mask with SIGTERM blocked, and
+    # would never stop: unblock everything.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("serve")

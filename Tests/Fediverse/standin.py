@@ -30,6 +30,7 @@ import base64
 import hashlib
 import json
 import os
+import signal
 import socket
 import tempfile
 from email.utils import formatdate
@@ -260,6 +261,8 @@ class StandIn:
 
 
 async def main():
+    # A test process may spawn us with SIGTERM blocked (inherited mask).
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--name", default="alice")
