@@ -52,7 +52,14 @@ What bovine-herd 0.5.19 needed, and what this script works around
   from the internet with a 60 s timeout, and caches the result, an empty
   context on failure, in ./bovine_jsonld_cache.sqlite of the *current
   folder*, opened when bovine is imported. We import bovine from inside DIR
-  and seed security/v1 into that cache, so nothing leaves loopback.
+  and seed security/v1 into that cache (did/v1 and multikey/v1, which the
+  herd names in its own activities, as the empty context they load as
+  offline), so nothing leaves loopback.
+* WebFinger for acct: targets: bovine's lookup_uri_with_webfinger tries
+  https://HOST (http only after a connection error with BUTCHER_ALLOW_HTTP
+  set), so `follow` calls its lookup_with_webfinger on http://HOST itself.
+* Signals: a child of a Swift test process inherits a mask with SIGTERM
+  blocked; we unblock all signals first, or `serve` would never stop.
 * No monkeypatching of site-packages was needed.
 """
 
