@@ -187,9 +187,16 @@ public final class WebmentionSender: Sendable {
             jobs.append((mention, names[mention.userID]!.map { source(user: $0, postID: mention.postID) }))
         }
         let outcomes = run(jobs)
+        let settled = zip(claimed, outcomes).map { settlement($0, $1) }
         // One write for the batch: a row at a time, the sender's commits
-        // competed with the posts' for the disk (linked posts cost 1.6x).
-        try storage.settleWebmentions(zip(claimed, outcomes).map { ($0, settlement($0, $1)) })
+        // competed with the posts' for the disk.
+        try storage.settleWebmentions(zip(claimed, settled).map { ($0, $1.retryAt) })
+        // Counted once written: whoever reads a count then finds the row
+        // as it says.
+        for (_, final) in settled {
+            counts.withLock { $0[final, default: 0] += 1 }
+            WebmentionMetrics.shared.count(final)
+        }
         return claimed.count
     }
 
@@ -229,8 +236,9 @@ public final class WebmentionSender: Sendable {
         return box.wait()
     }
 
-    /// What becomes of one row: finished (nil) or due again; counted.
-    private func settlement(_ mention: OutgoingWebmention, _ outcome: Outcome) -> Date? {
+    /// What becomes of one row: finished (nil) or due again, and the
+    /// outcome to count.
+    private func settlement(_ mention: OutgoingWebmention, _ outcome: Outcome) -> (retryAt: Date?, final: Outcome) {
         var final = outcome
         var retryAt: Date?
         if outcome == .retry {
@@ -242,9 +250,7 @@ public final class WebmentionSender: Sendable {
                 retryAt = now() + settings.retryDelay(afterAttempt: mention.attempts)
             }
         }
-        counts.withLock { $0[final, default: 0] += 1 }
-        WebmentionMetrics.shared.count(final)
-        return retryAt
+        return (retryAt, final)
     }
 
     /// Discovers `target`'s endpoint and POSTs `source` and `target` to it.
