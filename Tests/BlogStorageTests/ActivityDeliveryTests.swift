@@ -319,6 +319,38 @@ struct ActivityDeliveryTests {
         }
     }
 
+    /// A batch's sends run at most `perHost` at once to one host and
+    /// `concurrency` in all: an inbox client that holds every POST until
+    /// `concurrency` are under way sees exactly that many, never more
+    /// than two to one host.
+    @Test func sendsAreBoundedPerHostAndInAll() async throws {
+        try await offPool {
+            let database = try Database(.sqlite)
+            defer { database.cleanUp() }
+            let store = try database.open()
+            defer { try? store.close() }
+            var followers: [(String, String, String?)] = []
+            for host in 0..<4 {
+                for path in 0..<4 {
+                    followers.append(("https://h\(host).test/u/\(path)", "https://h\(host).test/u/\(path)/inbox", nil))
+                }
+            }
+            let alice = try Self.alice(store, followers: followers)
+            let held = HeldHTTP(opensAt: 5)
+            var settings = ActivityDelivery.Settings()
+            settings.pollInterval = nil
+            settings.concurrency = 5
+            let worker = ActivityDelivery(storage: store, http: held, signer: StubSigner(), baseURL: Self.base,
+                                          settings: settings, now: TestClock(t0).closure)
+            _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
+            try worker.fanOutDue()
+            #expect(try worker.sendDue() == 16)
+            #expect(worker.count(.delivered) == 16)
+            let seen = held.seen
+            #expect(seen.total == 5 && seen.perHost == 2, "\(seen)")
+        }
+    }
+
     /// Two instances on one PostgreSQL database, both running: every
     /// delivery is sent exactly once.
     @Test(.enabled(if: PostgresCluster.enabled)) func twoWorkersOnOnePostgresDatabaseSendEachOnce() async throws {
@@ -374,6 +406,58 @@ struct RoutedHTTP: OutgoingHTTP {
     func post(_ url: String, headers: [(String, String)], body: [UInt8],
               maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
         try await client(url).post(url, headers: headers, body: body, maxBytes: maxBytes)
+    }
+}
+
+/// An inbox client that holds every POST until `opensAt` are under way
+/// at once (then lets all through, for good), and notes the most under
+/// way in all and to one host.
+final class HeldHTTP: OutgoingHTTP {
+    private struct State {
+        var open = false
+        var inFlight: [String: Int] = [:]
+        var total = 0
+        var most = (total: 0, perHost: 0)
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+    let opensAt: Int
+
+    init(opensAt: Int) { self.opensAt = opensAt }
+
+    var seen: (total: Int, perHost: Int) { state.withLock { $0.most } }
+
+    func get(_ url: String, headers: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+        throw .refused("no GETs here")
+    }
+
+    func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+        throw .refused("no forms here")
+    }
+
+    func post(_ url: String, headers: [(String, String)], body: [UInt8],
+              maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+        let host = ActorHost.authority(of: url)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let release: [CheckedContinuation<Void, Never>] = state.withLock { state in
+                state.inFlight[host, default: 0] += 1
+                state.total += 1
+                state.most = (max(state.most.total, state.total), max(state.most.perHost, state.inFlight[host]!))
+                if state.total >= opensAt { state.open = true }
+                guard !state.open else {
+                    defer { state.waiting = [] }
+                    return state.waiting + [continuation]
+                }
+                state.waiting.append(continuation)
+                return []
+            }
+            release.forEach { $0.resume() }
+        }
+        state.withLock { state in
+            state.inFlight[host, default: 1] -= 1
+            state.total -= 1
+        }
+        return HTTPAnswer(url: url, status: 202, headers: [:], body: [])
     }
 }
 
