@@ -289,6 +289,7 @@ let package = Package(
         // One suite over every backend: what BlogStorage promises.
         .testTarget(name: "BlogStorageTests", dependencies: [
             "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogPostgres", "BlogWire", "BlogTestSupport",
+            "BlogFetch",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BlogServerTests", dependencies: [

@@ -16,6 +16,9 @@ extension BlogService {
 /// The sender's wake-up, set once blogd has made the sender.
 final class MentionSignal: Sendable {
     private let action = Hook<Void>()
+    /// The ActivityPub delivery's wake-up: every change of a post may
+    /// have queued an activity (see `activitiesQueued`).
+    let activities = Hook<Void>()
 
     func set(_ action: @escaping @Sendable () -> Void) { self.action.set(action) }
 
@@ -23,10 +26,14 @@ final class MentionSignal: Sendable {
     /// text that may hold a link wakes the sender, so posts without links
     /// cost nothing more.
     func changed(_ texts: String...) {
+        activities()
         guard texts.contains(where: { $0.contains("://") }) else { return }
         action()
     }
 
     /// After a change whose old text is not at hand (an edit).
-    func changed() { action() }
+    func changed() {
+        activities()
+        action()
+    }
 }

@@ -42,6 +42,22 @@ public struct FetcherHTTP: OutgoingHTTP {
         }
     }
 
+    public func post(_ url: String, headers: [(String, String)], body: [UInt8],
+                     maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+        do {
+            // Only the answer's status counts: a long one is cut.
+            var response = try await fetcher.post(url, headers: headers, body: body)
+            response.body = Array(response.body.prefix(maxBytes))
+            return try Self.answer(response, maxBytes: maxBytes)
+        } catch let error as FetchError {
+            throw Self.error(error)
+        } catch let error as OutgoingHTTPError {
+            throw error
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
     private static func answer(_ response: FetchedResponse, maxBytes: Int) throws(OutgoingHTTPError) -> HTTPAnswer {
         guard response.body.count <= maxBytes else { throw .refused("the response is over \(maxBytes) bytes") }
         return HTTPAnswer(url: response.url, status: response.status, headers: response.headers, body: response.body)

@@ -13,6 +13,12 @@ public protocol OutgoingHTTP: Sendable {
     /// POSTs `fields` as `application/x-www-form-urlencoded` to `url`,
     /// reading at most `maxBytes` of the answer's body.
     func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer
+
+    /// POSTs `body` with `headers` (its `Content-Type` among them) to
+    /// `url`, not following redirects, reading at most `maxBytes` of the
+    /// answer's body (an ActivityPub delivery).
+    func post(_ url: String, headers: [(String, String)], body: [UInt8],
+              maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer
 }
 
 /// A finished outgoing request: the answer of the URL that answered last.
@@ -66,6 +72,12 @@ public enum FormBody {
 }
 
 extension OutgoingHTTP {
+    /// Senders that never POST anything else need not implement it.
+    public func post(_ url: String, headers: [(String, String)], body: [UInt8],
+                     maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+        throw .refused("this client sends no such POST")
+    }
+
     /// `get` for a caller on a thread that may block (a Micropub request's
     /// thread): waits at most `seconds`, then cancels the fetch and fails.
     public func getWaiting(_ url: String, headers: [(String, String)], maxBytes: Int,

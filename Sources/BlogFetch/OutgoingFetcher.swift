@@ -59,6 +59,14 @@ public final class OutgoingFetcher: Sendable {
         }
     }
 
+    /// POSTs `body` with `headers` to `url` (an ActivityPub delivery: the
+    /// signature's headers among them). Redirects are not followed.
+    public func post(_ url: String, headers: [(String, String)], body: [UInt8]) async throws(FetchError) -> FetchedResponse {
+        try await bounded(url) { target in
+            try await self.exchange(target, method: .POST, headers: headers, body: body)
+        }
+    }
+
     /// Fetches under way now.
     public var underWay: Int { get async { await slots.underWay } }
 

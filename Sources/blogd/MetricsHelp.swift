@@ -26,6 +26,7 @@ enum MetricsHelp {
         MetricName.storageDeadlines: "Storage calls that ran out of their deadline.",
         MetricName.webmentionsSent: "Webmentions sent, by outcome (sent, no_endpoint, failed, retry, dropped).",
         MetricName.webmentionsGivenUp: "Webmentions given up after their last try.",
+        MetricName.activityDeliveries: "ActivityPub deliveries to inboxes, by outcome (delivered, retry, given_up, gone).",
         http: "Page-server answers (files, web client, Micropub), by method and status code.",
     ]
 
