@@ -185,3 +185,57 @@ struct InboxEndpointTests {
         await f.close()
     }
 }
+
+/// A signature check that waits until the test lets it go, telling the
+/// test when it started.
+final class HeldSignatures: InboxSignatureChecking {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+
+    func signer(of request: WebRequest) -> Result<InboxSigner, InboxSignatureRefusal> {
+        entered.signal()
+        release.wait()
+        return .success(InboxSigner(actor: InboxFixture.bob, inbox: InboxFixture.bob + "/inbox"))
+    }
+}
+
+@Suite("ActivityPub inbox: slow key fetches")
+struct InboxCheckingBoundTests {
+    /// A key fetch that hangs holds one of the page server's threads: past
+    /// `maxChecking` of them, the inbox answers 503 at once instead of
+    /// taking the web client's threads too.
+    @Test func checksPastTheBoundAreRefusedAtOnce() async throws {
+        let f = try await InboxFixture()
+        let held = HeldSignatures()
+        let inbox = InboxEndpoint(baseURL: AppFixture.base, signatures: held, actions: f.actions, maxChecking: 1)
+        let web = try await WebServer(folder: f.app.blog.publicFolder, host: "127.0.0.1", port: 0,
+                                      logger: .init(label: "test.http"), application: ApplicationSet([inbox, f.app.client]))
+        let body = InboxFixture.activity("Like", object: f.postObject)
+        let request = "POST /ap/inbox HTTP/1.1\r\nHost: blog.example\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+        let port = web.port
+        async let first = onThread {
+            let connection = try WireHTTP(port: port)
+            connection.send(request)
+            return try connection.readResponse()
+        }
+        try await onThread { held.entered.wait() }
+        let second = try await onThread {
+            let connection = try WireHTTP(port: port)
+            connection.send(request)
+            return try connection.readResponse()
+        }
+        #expect(second.status == 503 && second.headers["retry-after"] == "10")
+        // The web client still answers while the check waits.
+        let page = try await onThread {
+            let connection = try WireHTTP(port: port)
+            connection.send("GET /app/ HTTP/1.1\r\nHost: blog.example\r\n\r\n")
+            return try connection.readResponse()
+        }
+        #expect(page.status < 500)
+        held.release.signal()
+        #expect(try await first.status == 202)
+        #expect(f.actions.responses.map(\.kind) == [.like])
+        await web.stop()
+        await f.close()
+    }
+}

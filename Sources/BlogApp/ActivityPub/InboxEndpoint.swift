@@ -2,6 +2,7 @@ import BlogLimits
 import BlogWeb
 import Foundation
 import HTTPTypes
+import Synchronization
 
 /// The ActivityPub inboxes: each blog's `POST /ap/NAME/inbox` and the
 /// server's shared `POST /ap/inbox`, which behave the same (the blog is
@@ -13,7 +14,9 @@ import HTTPTypes
 /// 3. the body parsed (`InboundActivity.parse`): `400` with the reason,
 ///    before any key is fetched;
 /// 4. the HTTP signature (`InboxSignatureChecking`): `401` when missing
-///    or bad, or when its signer is not the activity's `actor`;
+///    or bad, or when its signer is not the activity's `actor`; `503` at
+///    once when `maxChecking` requests already wait for theirs (a key
+///    fetch can take seconds, and the web client's threads are shared);
 /// 5. the blog blocking the actor or its host: `403`, nothing kept;
 /// 6. the activity done (`InboxDispatch`): `202`, also for everything
 ///    ignored; `503` when the storage failed.
@@ -26,14 +29,19 @@ public struct InboxEndpoint: WebApplication {
     let actions: any InboxActions
     let budget: AddressBudget
     let clock: @Sendable () -> Moment
+    let maxChecking: Int
+    private let checking = Checking()
 
     /// - Parameters:
     ///   - baseURL: `BASE`, what our actor and post ids start with.
     ///   - budget: inbox POSTs per address (default: 5 a second, 50 at once:
     ///     a busy instance delivers in bursts).
+    ///   - maxChecking: requests checking their signature at once (each
+    ///     may wait for a key fetch on one of the page server's threads).
     public init(baseURL: String, signatures: any InboxSignatureChecking, actions: any InboxActions,
-                budget: AddressBudget = AddressBudget(perSecond: 5, burst: 50),
+                budget: AddressBudget = AddressBudget(perSecond: 5, burst: 50), maxChecking: Int = 4,
                 clock: @escaping @Sendable () -> Moment = WebmentionEndpoint.monotonic) {
+        self.maxChecking = max(1, maxChecking)
         addresses = InboxAddresses(base: baseURL)
         self.signatures = signatures
         self.actions = actions
@@ -67,7 +75,11 @@ public struct InboxEndpoint: WebApplication {
                 return Self.text(.badRequest, error.description + "\n")
             }
             let signer: InboxSigner
-            switch signatures.signer(of: request) {
+            guard let checked = checkSignature(request) else {
+                return Self.text(.serviceUnavailable, "Too many activities are being checked: try again later.\n",
+                                 extra: [.retryAfter: "10"])
+            }
+            switch checked {
             case .success(let found): signer = found
             case .failure(let refusal) where refusal.isTemporary:
                 return Self.text(.serviceUnavailable, refusal.description + "\n", extra: [.retryAfter: "60"])
@@ -90,6 +102,19 @@ public struct InboxEndpoint: WebApplication {
             return Self.text(.serviceUnavailable, "The blog could not store that now; try again later.\n",
                              extra: [.retryAfter: "10"])
         }
+    }
+
+    /// The signer, or nil when `maxChecking` checks already run.
+    private func checkSignature(_ request: WebRequest) -> Result<InboxSigner, InboxSignatureRefusal>? {
+        let (taken, _) = checking.count.wrappingAdd(1, ordering: .relaxed)
+        defer { checking.count.wrappingSubtract(1, ordering: .relaxed) }
+        guard taken < maxChecking else { return nil }
+        return signatures.signer(of: request)
+    }
+
+    /// Requests checking their signature now, shared by the endpoint's copies.
+    private final class Checking: Sendable {
+        let count = Atomic<Int>(0)
     }
 
     static func text(_ status: HTTPResponse.Status, _ text: String, extra: HTTPFields = [:]) -> WebResponse {
