@@ -30,7 +30,8 @@ final class InboxFixture: @unchecked Sendable {
     var postURL: String { AppFixture.base + "alice/\(postID).html" }
     var postPage: String { app.file("alice/\(postID).html") ?? "" }
 
-    init(budget: AddressBudget = AddressBudget(perSecond: 1000, burst: 1000), acceptsFollowers: Bool = true) async throws {
+    init(budget: AddressBudget = AddressBudget(perSecond: 1000, burst: 1000), acceptsFollowers: Bool = true,
+         profiles: (any InboxActorProfiles)? = nil) async throws {
         app = try AppFixture()
         try app.blog.service.moderateAddUser("alice", password: "pw")
         user = try #require(try app.blog.store.user(named: "alice"))
@@ -44,7 +45,8 @@ final class InboxFixture: @unchecked Sendable {
         actions = FakeInboxActions(store: app.blog.store, service: app.blog.service, base: AppFixture.base,
                                    acceptsFollowers: acceptsFollowers)
         // A clock that stands still: a budget spent stays spent.
-        let inbox = InboxEndpoint(baseURL: AppFixture.base, signatures: signatures, actions: actions, budget: budget,
+        let inbox = InboxEndpoint(baseURL: AppFixture.base, signatures: signatures, actions: actions, profiles: profiles,
+                                  budget: budget,
                                   clock: { Moment(nanoseconds: 1_000_000_000) })
         web = try await WebServer(folder: app.blog.publicFolder, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"),
                                   application: ApplicationSet([inbox, WebmentionModeration(client: app.client, service: app.blog.service),
@@ -88,7 +90,8 @@ final class InboxFixture: @unchecked Sendable {
 
 /// A stand-in for the HTTP signature check: the signer is the `keyId`'s
 /// actor (its fragment dropped); no `Signature` header, or a key id with
-/// `wrong` in it, is refused; one with `slow` is refused for now.
+/// `wrong` in it, is refused; one with `slow` is refused for now. A key
+/// on a loopback address brings no inbox (its document is served there).
 final class FakeSignatures: InboxSignatureChecking {
     private let calls = Mutex(0)
     var count: Int { calls.withLock { $0 } }
@@ -103,6 +106,7 @@ final class FakeSignatures: InboxSignatureChecking {
         if keyID.contains("wrong") { return .failure(InboxSignatureRefusal("The signature does not verify.")) }
         if keyID.contains("slow") { return .failure(InboxSignatureRefusal("The key could not be fetched now.", isTemporary: true)) }
         let actor = String(keyID.prefix { $0 != "#" })
+        if actor.hasPrefix("http://127.0.0.1") { return .success(InboxSigner(actor: actor)) }
         let host = URL(string: actor)?.host ?? "x"
         return .success(InboxSigner(actor: actor, inbox: actor + "/inbox", sharedInbox: "https://\(host)/inbox",
                                     name: "Bob", url: "https://\(host)/@bob"))

@@ -17,14 +17,20 @@ struct InboxDispatch: Sendable {
 
     let addresses: InboxAddresses
     let actions: any InboxActions
+    /// Asked for a follower's inbox when the signature check did not bring it.
+    var profiles: (any InboxActorProfiles)?
 
     func handle(_ activity: InboundActivity, signer: InboxSigner) throws(InboxActionError) -> Outcome {
         switch activity {
         case .follow(let id, let actor, let object):
             guard let name = addresses.actorName(object), let blog = try actions.blog(named: name) else { return .ignored }
             guard try !actions.isBlocked(actor: actor, ofUserID: blog.userID) else { return .blocked }
-            guard let inbox = signer.inbox else { return .refused("The actor's document names no inbox.") }
-            let follower = InboxFollower(actor: actor, inbox: inbox, sharedInbox: signer.sharedInbox, followID: id,
+            var inbox = signer.inbox, sharedInbox = signer.sharedInbox
+            if inbox == nil, let profile = profiles?.profile(of: actor) {
+                (inbox, sharedInbox) = (profile.inbox, profile.sharedInbox)
+            }
+            guard let inbox else { return .refused("The actor's document could not be read, or names no inbox.") }
+            let follower = InboxFollower(actor: actor, inbox: inbox, sharedInbox: sharedInbox, followID: id,
                                          followJSON: Self.followJSON(id: id, actor: actor, object: object))
             try actions.addFollower(follower, ofUserID: blog.userID, accepted: blog.acceptsFollowers)
             if blog.acceptsFollowers { try actions.queueAccept(of: follower, byUserID: blog.userID) }

@@ -27,6 +27,7 @@ public struct InboxEndpoint: WebApplication {
     let addresses: InboxAddresses
     let signatures: any InboxSignatureChecking
     let actions: any InboxActions
+    let profiles: (any InboxActorProfiles)?
     let budget: AddressBudget
     let clock: @Sendable () -> Moment
     let maxChecking: Int
@@ -36,15 +37,19 @@ public struct InboxEndpoint: WebApplication {
     ///   - baseURL: `BASE`, what our actor and post ids start with.
     ///   - budget: inbox POSTs per address (default: 5 a second, 50 at once:
     ///     a busy instance delivers in bursts).
+    ///   - profiles: where a follower's inbox is read when `signatures`
+    ///     does not bring it (`FetchedActorProfiles`).
     ///   - maxChecking: requests checking their signature at once (each
     ///     may wait for a key fetch on one of the page server's threads).
     public init(baseURL: String, signatures: any InboxSignatureChecking, actions: any InboxActions,
+                profiles: (any InboxActorProfiles)? = nil,
                 budget: AddressBudget = AddressBudget(perSecond: 5, burst: 50), maxChecking: Int = 4,
                 clock: @escaping @Sendable () -> Moment = WebmentionEndpoint.monotonic) {
         self.maxChecking = max(1, maxChecking)
         addresses = InboxAddresses(base: baseURL)
         self.signatures = signatures
         self.actions = actions
+        self.profiles = profiles
         self.budget = budget
         self.clock = clock
     }
@@ -89,7 +94,7 @@ public struct InboxEndpoint: WebApplication {
             guard signer.actor == activity.actor else {
                 return Self.text(.unauthorized, "The request is not signed by the activity's actor.\n")
             }
-            switch try InboxDispatch(addresses: addresses, actions: actions).handle(activity, signer: signer) {
+            switch try InboxDispatch(addresses: addresses, actions: actions, profiles: profiles).handle(activity, signer: signer) {
             case .done: return Self.text(.accepted, "Accepted.\n")
             case .ignored: return Self.text(.accepted, "Accepted; nothing here to do with it.\n")
             case .blocked: return Self.text(.forbidden, "This blog does not take activities from you.\n")
