@@ -260,6 +260,7 @@ public enum PostgresSchema {
             CREATE INDEX webmentions_by_user ON webmentions (user_id, id);
             CREATE INDEX webmentions_shown ON webmentions (post_id, id) WHERE approved AND verified_at IS NOT NULL;
             """),
+        Migration(version: 18, name: "activitypub", sql: PostgresSchema.activityPub),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

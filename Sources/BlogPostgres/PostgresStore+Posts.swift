@@ -32,7 +32,7 @@ extension PostgresStore {
         let attempt = CommitAttempt()
         let inserted: (id: Int64, page: Int, weight: Int, photos: [PostPhoto])
         do {
-            inserted = try transaction { [logger] connection in
+            inserted = try transaction { [logger, activities] connection in
                 guard attempt.begin() else { throw CancellationError() }
                 try await connection.query("SELECT pg_advisory_xact_lock(\(AdvisoryLock.insertSpace), \(key))", logger: logger)
                 let photos = PostPhoto.withAlts(
@@ -63,6 +63,8 @@ extension PostgresStore {
                     try await connection.query("UPDATE photos SET post_id = \(id) WHERE name = ANY(\(names))", logger: logger)
                 }
                 try await Self.queueMentions(connection, targets, postID: id, userID: userID, logger: logger)
+                try await Self.queueActivity(connection, activities, userID: userID, postID: id, kind: .create,
+                                             at: created, logger: logger)
                 try await Self.writeTags(connection, postID: id, userID: userID,
                                          tags: Hashtags.tags(content: content, categories: categories), logger: logger)
                 // A user suspended (or deleted) by the admin since the
@@ -164,7 +166,8 @@ extension PostgresStore {
     /// Its photos go first (deleted, or put back on no post when it is
     /// taken back), as the post's deletion would take them by cascade.
     public func removePost(id: Int64, ofUserID userID: Int64?, tombstone: Bool) throws(StorageError) -> PostRecord? {
-        try transaction { [logger, mentions] connection in
+        let now = Milliseconds.of(Date())
+        return try transaction { [logger, mentions, activities] connection in
             // A photo is its post's author's: `user_id` says whose post it is.
             let owned: PostgresQuery = tombstone
                 ? "DELETE FROM photos WHERE post_id = \(id) AND (\(userID)::bigint IS NULL OR user_id = \(userID))"
@@ -181,8 +184,11 @@ extension PostgresStore {
             if tombstone {
                 try await Self.queueMentions(connection, mentions.targets(removed.content), postID: removed.id,
                                              userID: removed.userID, logger: logger)
+                try await Self.queueActivity(connection, activities, userID: removed.userID, postID: removed.id,
+                                             kind: .delete, at: now, logger: logger)
             } else {
                 try await Self.dropMentions(connection, postID: removed.id, logger: logger)
+                try await Self.dropActivities(connection, postID: removed.id, logger: logger)
             }
             if tombstone {
                 try await connection.query("""
@@ -210,7 +216,7 @@ extension PostgresStore {
                          at date: Date) throws(StorageError) -> EditedPost? {
         if let photos = edit.photos { try PostPhoto.checkAttachable(photos.map(\.name)) }
         let at = Milliseconds.of(date)
-        return try transaction { [logger, mentions] connection in
+        return try transaction { [logger, mentions, activities] connection in
             var text: String?
             for try await found in try await connection.query(
                 "SELECT photos FROM posts WHERE id = \(id) AND user_id = \(userID) FOR UPDATE",
@@ -218,6 +224,8 @@ extension PostgresStore {
                 text = found
             }
             guard let text else { return nil }
+            try await Self.queueActivity(connection, activities, userID: userID, postID: id, kind: .update, at: at,
+                                         logger: logger)
             // The old links too: a link the edit removed hears of it.
             let old = try await Self.content(connection, postID: id, logger: logger)
             try await Self.queueMentions(connection, mentions.targets(old, edit.content), postID: id, userID: userID,

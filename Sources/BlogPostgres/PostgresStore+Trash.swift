@@ -10,7 +10,7 @@ import PostgresNIO
 extension PostgresStore {
     public func trashPost(id: Int64, ofUserID userID: Int64, at date: Date) throws(StorageError) -> PostRecord? {
         let at = Milliseconds.of(date)
-        return try transaction { [logger, mentions] connection in
+        return try transaction { [logger, mentions, activities] connection in
             var post: PostRecord?
             for try await row in try await connection.query("""
                 SELECT \(unescaped: Self.postColumns) FROM posts WHERE id = \(id) AND user_id = \(userID) FOR UPDATE
@@ -19,6 +19,8 @@ extension PostgresStore {
             }
             guard let post else { return nil }
             try await Self.queueMentions(connection, mentions.targets(post.content), postID: id, userID: userID,
+                                         logger: logger)
+            try await Self.queueActivity(connection, activities, userID: userID, postID: id, kind: .delete, at: at,
                                          logger: logger)
             try await connection.query("""
                 INSERT INTO trashed_posts (id, user_id, title, content, created_at, page, weight, updated_at,
@@ -53,7 +55,7 @@ extension PostgresStore {
     }
 
     public func restorePost(id: Int64, ofUserID userID: Int64) throws(StorageError) -> PostRecord? {
-        try transaction { [logger, mentions] connection in
+        try transaction { [logger, mentions, activities] connection in
             // The user's insert lock: the newest group read here stays the
             // newest until the commit, as for an insert.
             try await connection.query(
@@ -94,6 +96,8 @@ extension PostgresStore {
                 let restored = try Self.post(row)
                 try await Self.queueMentions(connection, mentions.targets(restored.content), postID: id, userID: userID,
                                              logger: logger)
+                try await Self.queueActivity(connection, activities, userID: userID, postID: id, kind: .create,
+                                             at: Milliseconds.of(Date()), logger: logger)
                 try await Self.writeTags(connection, postID: id, userID: userID, tags: restored.tags, logger: logger)
                 return restored
             }

@@ -8,7 +8,7 @@ extension PostgresStore {
     private static let webmentionColumns = """
         id, user_id, post_id, source, target, status, approved, \(Milliseconds.select("received_at")), attempts,
         \(Milliseconds.select("next_attempt_at")), \(Milliseconds.select("verified_at")),
-        kind, author_name, author_url, author_photo, title, content
+        kind, author_name, author_url, author_photo, title, content, origin, actor_id
         """
 
     private static func webmention(_ row: PostgresRow) throws -> Webmention {
@@ -28,7 +28,9 @@ extension PostgresStore {
                           approved: approved, receivedAt: Milliseconds.date(received), attempts: Int(attempts),
                           nextAttemptAt: Milliseconds.date(next), verifiedAt: verified.map(Milliseconds.date),
                           content: WebmentionContent(kind: parsedKind, authorName: name, authorURL: url,
-                                                     authorPhoto: photo, title: title, text: text))
+                                                     authorPhoto: photo, title: title, text: text),
+                          origin: Webmention.Origin(rawValue: try cells[17].decode(String.self)) ?? .webmention,
+                          actorID: try cells[18].decode(String?.self))
     }
 
     /// The last six columns (a tuple decode takes at most so many at once).
@@ -49,7 +51,8 @@ extension PostgresStore {
                     timestamptz 'epoch' + \(at) * interval '1 millisecond')
             ON CONFLICT (post_id, source) DO UPDATE SET
                 status = 'queued', target = excluded.target, received_at = excluded.received_at,
-                attempts = 0, next_attempt_at = excluded.next_attempt_at
+                attempts = 0, next_attempt_at = excluded.next_attempt_at,
+                origin = 'webmention', actor_id = NULL, actor_host = NULL
             RETURNING \(unescaped: Self.webmentionColumns)
             """, Self.webmention)
         guard let first = found.first else { throw .failed("the insert returned no row") }

@@ -9,11 +9,12 @@ import GRDB
 extension SQLiteStore {
     public func trashPost(id: Int64, ofUserID userID: Int64, at date: Date) throws(StorageError) -> PostRecord? {
         let date = date.wholeMilliseconds
-        let mentions = self.mentions
+        let mentions = self.mentions, activities = self.activities
         return try gate.pass { () throws(StorageError) in
             try write { db in
                 guard let post = try PostRecord.fetchOne(db, key: id), post.userID == userID else { return nil }
                 try Self.queueMentions(db, mentions.targets(post.content), postID: id, userID: userID)
+                try Self.queueActivity(db, activities, userID: userID, postID: id, kind: .delete, at: date)
                 try db.execute(sql: """
                     INSERT INTO trashed_posts (id, user_id, title, content, created_at, page, weight, updated_at,
                                                latitude, longitude, photos, content_html, categories, trashed_at)
@@ -46,7 +47,7 @@ extension SQLiteStore {
     }
 
     public func restorePost(id: Int64, ofUserID userID: Int64) throws(StorageError) -> PostRecord? {
-        let mentions = self.mentions
+        let mentions = self.mentions, activities = self.activities, now = Date()
         return try gate.pass { () throws(StorageError) in
             try write { db in
                 guard let page = try Int.fetchOne(db, sql: "SELECT page FROM trashed_posts WHERE id = ? AND user_id = ?",
@@ -71,6 +72,7 @@ extension SQLiteStore {
                 try Self.recount(db, userID: userID, by: 1)
                 guard let restored = try PostRecord.fetchOne(db, key: id) else { return nil }
                 try Self.queueMentions(db, mentions.targets(restored.content), postID: id, userID: userID)
+                try Self.queueActivity(db, activities, userID: userID, postID: id, kind: .create, at: now)
                 try Self.writeTags(db, postID: id, userID: userID, tags: restored.tags)
                 return restored
             }

@@ -7,12 +7,13 @@ import GRDB
 extension SQLiteStore {
     private static let webmentionColumns = """
         id, user_id, post_id, source, target, status, approved, received_at, attempts, next_attempt_at, verified_at,
-        kind, author_name, author_url, author_photo, title, content
+        kind, author_name, author_url, author_photo, title, content, origin, actor_id
         """
 
     private static func webmention(_ row: Row) throws -> Webmention {
         let status: String = row[5]
         let kind: String = row[11]
+        let origin = Webmention.Origin(rawValue: row[17]) ?? .webmention
         guard let parsedStatus = Webmention.Status(rawValue: status), let parsedKind = Webmention.Kind(rawValue: kind) else {
             // The columns' CHECKs allow no other value.
             throw StorageError.failed("a webmention of unknown status \(status) or kind \(kind)")
@@ -22,7 +23,8 @@ extension SQLiteStore {
                           nextAttemptAt: Date.nearestMillisecond(row[9]),
                           verifiedAt: (row[10] as Date?).map(Date.nearestMillisecond),
                           content: WebmentionContent(kind: parsedKind, authorName: row[12], authorURL: row[13],
-                                                     authorPhoto: row[14], title: row[15], text: row[16]))
+                                                     authorPhoto: row[14], title: row[15], text: row[16]),
+                          origin: origin, actorID: row[18])
     }
 
     public func queueWebmention(userID: Int64, postID: Int64, source: String, target: String,
@@ -36,7 +38,8 @@ extension SQLiteStore {
                     VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5)
                     ON CONFLICT (post_id, source) DO UPDATE SET
                         status = 'queued', target = excluded.target, received_at = excluded.received_at,
-                        attempts = 0, next_attempt_at = excluded.next_attempt_at
+                        attempts = 0, next_attempt_at = excluded.next_attempt_at,
+                        origin = 'webmention', actor_id = NULL, actor_host = NULL
                     RETURNING \(Self.webmentionColumns)
                     """, arguments: [userID, postID, source, target, date])
                 guard let row else { throw StorageError.failed("the insert returned no row") }

@@ -18,6 +18,8 @@ public final class SQLiteStore: BlogStorage {
     let newest = NewestPostsCache()
     /// What the post paths queue in the Webmention outbox (off until set).
     let mentions = MentionQueueing()
+    /// Whether the post paths queue ActivityPub activities (off until set).
+    let activities = ActivityQueueing()
     public let path: String
     let readOnly: Bool
 
@@ -109,14 +111,16 @@ public final class SQLiteStore: BlogStorage {
     /// count and newest post up to date, in one commit.
     public func removePost(id: Int64, ofUserID userID: Int64?, tombstone: Bool) throws(StorageError) -> PostRecord? {
         let now = Date().wholeMilliseconds
-        let mentions = self.mentions
+        let mentions = self.mentions, activities = self.activities
         return try gate.pass { () throws(StorageError) in
             try write { db in
                 guard let post = try PostRecord.fetchOne(db, key: id), userID == nil || post.userID == userID else { return nil }
                 if tombstone {
                     try Self.queueMentions(db, mentions.targets(post.content), postID: id, userID: post.userID)
+                    try Self.queueActivity(db, activities, userID: post.userID, postID: id, kind: .delete, at: now)
                 } else {
                     try Self.dropMentions(db, postID: id)
+                    try Self.dropActivities(db, postID: id)
                 }
                 // Before the post, whose deletion would take them by cascade.
                 try db.execute(sql: tombstone ? "DELETE FROM photos WHERE post_id = ?"
@@ -150,11 +154,12 @@ public final class SQLiteStore: BlogStorage {
                          at date: Date) throws(StorageError) -> EditedPost? {
         if let photos = edit.photos { try PostPhoto.checkAttachable(photos.map(\.name)) }
         let date = date.wholeMilliseconds
-        let mentions = self.mentions
+        let mentions = self.mentions, activities = self.activities
         return try gate.pass { () throws(StorageError) in
             try write { db in
                 guard let text = try String.fetchOne(db, sql: "SELECT photos FROM posts WHERE id = ? AND user_id = ?",
                                                      arguments: [id, userID]) else { return nil }
+                try Self.queueActivity(db, activities, userID: userID, postID: id, kind: .update, at: date)
                 // The old links too: a link the edit removed hears of it.
                 let old = try String.fetchOne(db, sql: "SELECT content FROM posts WHERE id = ?", arguments: [id]) ?? ""
                 try Self.queueMentions(db, mentions.targets(old, edit.content), postID: id, userID: userID)
@@ -260,6 +265,7 @@ public final class SQLiteStore: BlogStorage {
         // rendered from this record must equal one rendered from the row.
         let date = date.wholeMilliseconds
         let targets = mentions.targets(content)
+        let activities = self.activities
         return try gate.pass { () throws(StorageError) in
             try write({ db in
                 let photos = PostPhoto.withAlts(try Self.attachablePhotos(db, names: names, userID: userID), attachments)
@@ -277,6 +283,7 @@ public final class SQLiteStore: BlogStorage {
                                       contentHTML: contentHTML, categories: categories)
                 if !photos.isEmpty { try Self.attach(db, names, to: post.id) }
                 try Self.queueMentions(db, targets, postID: post.id, userID: userID)
+                try Self.queueActivity(db, activities, userID: userID, postID: post.id, kind: .create, at: date)
                 try Self.writeTags(db, postID: post.id, userID: userID, tags: post.tags)
                 // In the same savepoint: a user suspended (or deleted) by
                 // the admin since the service looked gets no post.

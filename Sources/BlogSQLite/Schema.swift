@@ -349,6 +349,9 @@ enum Schema {
         migrator.registerMigration("v19-webmentions") { db in
             try db.execute(sql: webmentions)
         }
+        migrator.registerMigration("v20-activitypub") { db in
+            try db.execute(sql: activityPub)
+        }
         return migrator
     }
 }

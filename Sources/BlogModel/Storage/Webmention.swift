@@ -15,6 +15,12 @@ public struct Webmention: Sendable, Equatable {
         case queued, verified
     }
 
+    /// How it came: a Webmention, or an activity from the fediverse (a
+    /// reply, like or announce; see `FediverseResponseStorage`).
+    public enum Origin: String, Sendable {
+        case webmention, activitypub
+    }
+
     public var id: Int64
     /// The post's author: whose approval it waits for.
     public var userID: Int64
@@ -31,10 +37,13 @@ public struct Webmention: Sendable, Equatable {
     /// The last successful verification; nil until there is one.
     public var verifiedAt: Date?
     public var content: WebmentionContent
+    public var origin: Origin
+    /// The actor that made it (`.activitypub` only).
+    public var actorID: String?
 
     public init(id: Int64, userID: Int64, postID: Int64, source: String, target: String, status: Status,
                 approved: Bool, receivedAt: Date, attempts: Int, nextAttemptAt: Date, verifiedAt: Date?,
-                content: WebmentionContent) {
+                content: WebmentionContent, origin: Origin = .webmention, actorID: String? = nil) {
         self.id = id
         self.userID = userID
         self.postID = postID
@@ -47,6 +56,8 @@ public struct Webmention: Sendable, Equatable {
         self.nextAttemptAt = nextAttemptAt
         self.verifiedAt = verifiedAt
         self.content = content
+        self.origin = origin
+        self.actorID = actorID
     }
 
     /// Shown under the post: approved, and verified at least once (a
