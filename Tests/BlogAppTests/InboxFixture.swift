@@ -32,7 +32,8 @@ final class InboxFixture: @unchecked Sendable {
     var postPage: String { app.file("alice/\(postID).html") ?? "" }
 
     init(budget: AddressBudget = AddressBudget(perSecond: 1000, burst: 1000), acceptsFollowers: Bool = true,
-         profiles: (any InboxActorProfiles)? = nil, checking: (any InboxSignatureChecking)? = nil) async throws {
+         profiles: (any InboxActorProfiles)? = nil, checking: (any InboxSignatureChecking)? = nil,
+         stored: ((AppFixture) -> any InboxActions)? = nil) async throws {
         app = try AppFixture()
         try app.blog.service.moderateAddUser("alice", password: "pw")
         user = try #require(try app.blog.store.user(named: "alice"))
@@ -46,7 +47,8 @@ final class InboxFixture: @unchecked Sendable {
         actions = FakeInboxActions(store: app.blog.store, service: app.blog.service, base: AppFixture.base,
                                    acceptsFollowers: acceptsFollowers)
         // A clock that stands still: a budget spent stays spent.
-        let inbox = InboxEndpoint(baseURL: AppFixture.base, signatures: checking ?? signatures, actions: actions, profiles: profiles,
+        let inbox = InboxEndpoint(baseURL: AppFixture.base, signatures: checking ?? signatures,
+                                  actions: stored?(app) ?? actions, profiles: profiles,
                                   budget: budget,
                                   clock: { Moment(nanoseconds: 1_000_000_000) })
         web = try await WebServer(folder: app.blog.publicFolder, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"),
