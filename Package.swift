@@ -232,6 +232,7 @@ let package = Package(
                 "BlogSockets",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // libFuzzer targets for every parser of untrusted input (picked by

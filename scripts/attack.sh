@@ -30,7 +30,7 @@ for kind in "${kinds[@]}"; do
       || vips copy "$d/noise.v" "$d/photo.jpg[Q=90]"
     extra=(--photo "$d/photo.jpg" --token "$token")
   fi
-  if [ "$kind" = webmention-flood ]; then
+  if [ "$kind" = webmention-flood ] || [ "$kind" = inbox-flood ]; then
     # A post to mention, from 100 addresses (127.0.0.2 to 127.0.0.101).
     python3 - "$p" <<'PY'
 import socket, sys

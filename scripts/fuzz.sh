@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [-runs=N] [--keep] [TARGET...]
 #
-# TARGET: codec proxy multipart form cookie micropub exif webmention discovery (default: all).
+# TARGET: codec proxy multipart form cookie micropub exif webmention discovery inbox (default: all).
 # -runs=N: inputs per target (default 1000000). --keep: add the inputs
 # that reached new code to Fuzz/corpus/<target> (commit them). A crash
 # stops its target and leaves the input in .build-fuzz/crashes/<target>/;
@@ -24,7 +24,7 @@ for argument in "$@"; do
         *) targets+=("$argument") ;;
     esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(codec proxy multipart form cookie micropub exif webmention discovery)
+[ ${#targets[@]} -gt 0 ] || targets=(codec proxy multipart form cookie micropub exif webmention discovery inbox)
 
 scratch=.build-fuzz
 # -O: unoptimized Swift with the sanitizer runs about 15 times fewer inputs.

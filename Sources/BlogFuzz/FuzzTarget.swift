@@ -20,6 +20,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case webmention
     /// Webmention endpoint discovery: a target's `Link` header and HTML.
     case discovery
+    /// An ActivityPub inbox body.
+    case inbox
 
     /// Checks one input; crashes on any broken invariant.
     func check(_ data: [UInt8]) {
@@ -33,6 +35,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .exif: checkExif(data)
         case .webmention: checkWebmentionSource(data)
         case .discovery: checkWebmentionDiscovery(data)
+        case .inbox: checkInbox(data)
         }
     }
 

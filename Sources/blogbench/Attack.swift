@@ -82,7 +82,7 @@ struct Attack: ParsableCommand {
                                valueName: "token"))
     var token: String?
 
-    @Option(help: ArgumentHelp("webmention-flood: a post page of the server (its URL under base_url), so that each Webmention is accepted and queued.",
+    @Option(help: ArgumentHelp("webmention-flood: a post page of the server (its URL under base_url), so that each Webmention is accepted and queued; inbox-flood: a post of the server (its page or ActivityPub object) that each Like names.",
                                valueName: "url"))
     var target: String?
 

@@ -11,6 +11,7 @@ enum AttackKind: String, CaseIterable, ExpressibleByArgument, Sendable {
     case connectionHog = "connection-hog"
     case uploadFlood = "upload-flood"
     case webmentionFlood = "webmention-flood"
+    case inboxFlood = "inbox-flood"
 
     /// Threads of the request floods: enough to keep the server's password
     /// hashing queue full whatever its cores.
@@ -28,6 +29,8 @@ enum AttackKind: String, CaseIterable, ExpressibleByArgument, Sendable {
     static let uploadThreads = 8
     /// Threads of `webmention-flood`, each one Webmention at a time.
     static let webmentionThreads = 16
+    /// Threads of `inbox-flood`, each one inbox POST at a time.
+    static let inboxThreads = 16
 
     /// One line for `--help` and the report.
     var summary: String {
@@ -41,9 +44,11 @@ enum AttackKind: String, CaseIterable, ExpressibleByArgument, Sendable {
         case .connectionHog: "idle blog-port connections, up to --connections, held and reopened"
         case .uploadFlood: "\(Self.uploadThreads) threads uploading --photo to /micropub/media with --token, a new connection each"
         case .webmentionFlood: "\(Self.webmentionThreads) threads posting Webmentions of --target to /webmention, a new connection each"
+        case .inboxFlood: "\(Self.inboxThreads) threads posting Likes of --target to /ap/inbox signed with unknown key ids, a new connection each"
         }
     }
 
     /// Whether the attack goes to the HTTP port (`--http-port` needed).
-    var needsHTTP: Bool { self == .httpHeaders || self == .httpIdle || self == .uploadFlood || self == .webmentionFlood }
+    var needsHTTP: Bool { self == .httpHeaders || self == .httpIdle || self == .uploadFlood || self == .webmentionFlood
+        || self == .inboxFlood }
 }

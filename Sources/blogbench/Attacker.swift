@@ -56,6 +56,10 @@ extension AttackKind {
         case .webmentionFlood:
             return WebmentionFlood(route: Route(server: http!, sources: sources), threads: Self.webmentionThreads,
                                    target: webmentionTarget ?? "http://localhost/nobody/1.html", timeout: timeout)
+        case .inboxFlood:
+            return InboxFlood(route: Route(server: http!, sources: sources), threads: Self.inboxThreads,
+                              target: webmentionTarget ?? "http://localhost/ap/nobody/posts/1",
+                              keyHost: "http://127.0.0.1:9", timeout: timeout)
         }
     }
 }

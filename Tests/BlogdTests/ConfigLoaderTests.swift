@@ -307,6 +307,7 @@ struct ConfigLoaderTests {
         "https_port": "8443", "tls_certificate": #""/etc/blogd/cert.pem""#, "tls_key": #""/etc/blogd/key.pem""#,
         "http_redirect_https": "true", "web_client": "false",
         "webmention_send": "false",
+        "inbox_rate": "2", "inbox_burst": "7",
     ]
 
     /// What a key needs beside it to be valid at all: set with those, it

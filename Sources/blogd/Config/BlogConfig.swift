@@ -134,6 +134,9 @@ public struct BlogConfig: Sendable, Equatable {
     /// Webmentions received per address: a second's refill and a burst.
     public var webmentionRate = 1.0
     public var webmentionBurst = 20.0
+    /// ActivityPub inbox POSTs per address (a second, and at once).
+    public var inboxRate = 5.0
+    public var inboxBurst = 50.0
 
     public init() {}
 }

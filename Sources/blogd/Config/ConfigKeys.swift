@@ -119,6 +119,8 @@ public enum ConfigKeys {
         Key(name: "outgoing_concurrency", summary: "outgoing fetches at once") { "\($0.outgoingConcurrency)" },
         Key(name: "webmention_rate", summary: "Webmentions an address may send a second") { "\($0.webmentionRate)" },
         Key(name: "webmention_burst", summary: "Webmentions an address may send at once") { "\($0.webmentionBurst)" },
+        Key(name: "inbox_rate", summary: "ActivityPub inbox POSTs an address may send a second") { "\($0.inboxRate)" },
+        Key(name: "inbox_burst", summary: "ActivityPub inbox POSTs an address may send at once") { "\($0.inboxBurst)" },
     ]
 
     /// The names of `all`.

@@ -222,6 +222,8 @@ public enum ConfigLoader {
         config.outgoingConcurrency = try int(reader, "outgoing_concurrency", config.outgoingConcurrency, 1...256)
         config.webmentionRate = try double(reader, "webmention_rate", config.webmentionRate, 0...1000)
         config.webmentionBurst = try double(reader, "webmention_burst", config.webmentionBurst, 1...100_000)
+        config.inboxRate = try double(reader, "inbox_rate", config.inboxRate, 0...1000)
+        config.inboxBurst = try double(reader, "inbox_burst", config.inboxBurst, 1...100_000)
         return config
     }
 
