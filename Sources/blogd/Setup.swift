@@ -67,7 +67,10 @@ func openService(_ settings: BlogConfig, create: Bool = false, metered: Bool = f
         // Pages name the Micropub endpoint while the web client is on.
         serviceSettings.pagesNameMicropub = settings.webClient
         serviceSettings.pagesNameWebmention = settings.webClient
-        serviceSettings.pagesNameActivityPub = settings.webClient
+        // The link to a page's JSON is absolute (Mastodon does not resolve
+        // it): only an operator's base URL makes it the same from every
+        // instance and from `blogd rebuild`.
+        serviceSettings.pagesNameActivityPub = settings.webClient && settings.baseURL != nil
         // Only a base URL set by the operator fixes the feeds' ids.
         if let baseURL = settings.baseURL {
             serviceSettings.feedIDBase = try Feeds.idBase(storage: store, baseURL: baseURL)

@@ -33,7 +33,7 @@ final class ActivityPubFixture: @unchecked Sendable {
                                  budget: ReadingBudget(perSecond: perSecond, burst: burst, now: { TestBlog.date(of: clock) }),
                                  now: { TestBlog.date(of: clock) })
         web = try await WebServer(folder: blog.publicFolder, host: "127.0.0.1", port: 0, logger: Logger(label: "test.ap"),
-                                  application: ApplicationSet([pages]))
+                                  limits: .patient, application: ApplicationSet([pages]))
     }
 
     func close() async {

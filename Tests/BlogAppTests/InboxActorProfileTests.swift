@@ -40,7 +40,7 @@ import Testing
     @Test func aFollowWithoutAnInboxReadsTheActorsDocument() async throws {
         let server = try await LoopbackHTTPServer.start()
         let actor = server.url("/users/dana")
-        let fetcher = OutgoingFetcher(settings: FetchSettings(allowPrivateAddresses: true))
+        let fetcher = OutgoingFetcher(settings: FetchSettings(timeLimit: .seconds(600), allowPrivateAddresses: true))
         let f = try await InboxFixture(profiles: FetchedActorProfiles(fetcher: fetcher, waitSeconds: 600))
         let json: [(String, String)] = [("Content-Type", "application/activity+json")]
         server.set("/users/dana", .page(headers: json, body: Self.document([

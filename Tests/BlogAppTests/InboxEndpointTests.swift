@@ -209,7 +209,7 @@ struct InboxCheckingBoundTests {
         let held = HeldSignatures()
         let inbox = InboxEndpoint(baseURL: AppFixture.base, signatures: held, actions: f.actions, maxChecking: 1)
         let web = try await WebServer(folder: f.app.blog.publicFolder, host: "127.0.0.1", port: 0,
-                                      logger: .init(label: "test.http"), application: ApplicationSet([inbox, f.app.client]))
+                                      logger: .init(label: "test.http"), limits: .patient, application: ApplicationSet([inbox, f.app.client]))
         let body = InboxFixture.activity("Like", object: f.postObject)
         let request = "POST /ap/inbox HTTP/1.1\r\nHost: blog.example\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
         let port = web.port

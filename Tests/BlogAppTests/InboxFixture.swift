@@ -52,7 +52,7 @@ final class InboxFixture: @unchecked Sendable {
                                   budget: budget,
                                   clock: { Moment(nanoseconds: 1_000_000_000) })
         web = try await WebServer(folder: app.blog.publicFolder, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"),
-                                  application: ApplicationSet([inbox, WebmentionModeration(client: app.client, service: app.blog.service),
+                                  limits: .patient, application: ApplicationSet([inbox, WebmentionModeration(client: app.client, service: app.blog.service),
                                                                app.client]))
     }
 

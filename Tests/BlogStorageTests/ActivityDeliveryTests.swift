@@ -71,7 +71,7 @@ struct ActivityDeliveryTests {
     }
 
     static func fetcher(expiry: ExpiryGate? = nil) -> any OutgoingHTTP {
-        let settings = FetchSettings(allowPrivateAddresses: true)
+        let settings = FetchSettings(timeLimit: .seconds(600), allowPrivateAddresses: true)
         guard let expiry else { return FetcherHTTP(OutgoingFetcher(settings: settings)) }
         return FetcherHTTP(OutgoingFetcher(settings: settings, expiry: expiry.wait))
     }

@@ -34,7 +34,7 @@ struct NegotiatedPagesTests {
     }
 
     func start(_ app: Toy) async throws -> WebServer {
-        try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"), application: app)
+        try await WebServer(folder: folder.public, host: "127.0.0.1", port: 0, logger: Logger(label: "test.http"), limits: .patient, application: app)
     }
 
     @Test func eachClientGetsItsOwnRepresentationTurnByTurn() async throws {
