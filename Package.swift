@@ -188,7 +188,6 @@ let package = Package(
         .executableTarget(
             name: "blogd",
             dependencies: [
-                "BlogFetch",
                 "BlogApp",
                 "BlogFetch",
                 "BlogAuth",
@@ -255,7 +254,6 @@ let package = Package(
         .testTarget(name: "PackageLayoutTests"),
         .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
         .testTarget(name: "BlogAppTests", dependencies: [
-            "BlogFetch",
             "BlogApp", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogLimits", "BlogWeb", "BlogWire", "BlogServer", "BlogSockets", "BlogTestSupport", "BlogPhotos",
             "BlogFetch",
             .product(name: "HTTPTypes", package: "swift-http-types"),
