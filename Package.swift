@@ -201,6 +201,7 @@ let package = Package(
             name: "blogd",
             dependencies: [
                 "BlogFetch",
+                "BlogSignatures",
                 "BlogApp",
                 "BlogFetch",
                 "BlogAuth",
