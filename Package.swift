@@ -317,7 +317,9 @@ let package = Package(
             "BlogTestSupport", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogSockets", "BlogTestSupport"]),
+        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogSockets", "BlogTestSupport",
+                                                 "BlogApp", "BlogSignatures", "BlogWeb",
+                                                 .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(
             name: "BlogPostgresTests",
             dependencies: [

@@ -12,6 +12,7 @@ public enum EnvironmentCheck {
     public static let notSettings: Set<String> = [
         "BLOGD_BIN", "BLOGD_POSTGRES_BIN", "BLOGD_PHOTO_MEASURE", "BLOGD_PHOTO_MEASURE_MMAP", "BLOGD_UNIT_EXPOSURE",
         "BLOGD_TLS_BIND", "BLOGD_TLS_PEM", "BLOGD_BLOG_SERVER", "BLOGD_PYTHON", "BLOGD_SEARCH_BENCH", "BLOGD_SEARCH_POSTS",
+        "BLOGD_HERD_PYTHON",
     ]
 
     /// Prefixes of such families: `BLOGD_REQUIRE_POSTGRES`,

@@ -1,0 +1,140 @@
+import BlogCore
+import BlogModel
+import BlogSignatures
+import BlogSQLite
+import BlogTestSupport
+import BlogWeb
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+import BlogApp
+@testable import blogd
+
+/// blogd's inbox signature adapter (`InboxKeySignatures`) with a stub
+/// network and a real SQLite store for the blog's key: the key fetched by
+/// a GET signed as the blog posted to, the follower's inbox taken from the
+/// actor document, and every refusal a hostile sender can aim at: no
+/// signature, a stale date, a body that does not match its digest, a key
+/// owned by another host, the wrong key, a host over its budget. The
+/// cheap refusals fetch nothing.
+@Suite struct InboxKeySignaturesTests {
+    static let bob = try! ActorKeyPair.generate()
+    static let base = "http://blog.test/"
+    static let actor = "http://social.test/users/bob"
+
+    /// Answers every GET with `document`, and keeps the requests.
+    final class Network: OutgoingHTTP {
+        let gets = Mutex<[(url: String, headers: [(String, String)])]>([])
+        let document: [UInt8]
+
+        init(document: [String: Any]) {
+            self.document = Array(try! JSONSerialization.data(withJSONObject: document))
+        }
+
+        var count: Int { gets.withLock { $0.count } }
+
+        func get(_ url: String, headers: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+            gets.withLock { $0.append((url, headers)) }
+            return HTTPAnswer(url: url, status: 200, headers: ["content-type": "application/activity+json"], body: document)
+        }
+
+        func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+            throw .refused("no forms here")
+        }
+    }
+
+    static func actorDocument(owner: String = actor, pem: String = bob.publicKeyPEM) -> [String: Any] {
+        ["id": actor, "type": "Person", "inbox": actor + "/inbox",
+         "publicKey": ["id": actor + "#main-key", "owner": owner, "publicKeyPem": pem]]
+    }
+
+    struct Fixture {
+        let folder: URL
+        let store: SQLiteStore
+        let keys: BlogKeys
+        let network: Network
+        let signatures: InboxKeySignatures
+
+        init(document: [String: Any] = InboxKeySignaturesTests.actorDocument(), burst: Double = 30) throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-iks-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            _ = try store.createUser(name: "alice", passwordHash: "x", at: Date())
+            keys = BlogKeys(storage: store)
+            network = Network(document: document)
+            let gets = SignedGets(http: network, keys: keys, urls: .init(base: InboxKeySignaturesTests.base))
+            signatures = InboxKeySignatures(gets: gets, hostBudget: .init(perSecond: 0.0001, burst: burst))
+        }
+
+        /// A Follow POSTed to alice's inbox, signed by `key` at `date`, the
+        /// headers changed by `edit` after signing.
+        func request(key: ActorKeyPair = InboxKeySignaturesTests.bob, date: Date = Date(), body: String = "{\"type\":\"Follow\"}",
+                     edit: (inout [(String, String)]) -> Void = { _ in }) throws -> WebRequest {
+            var signed = try HTTPSignatureSigner.sign(method: "POST", url: "http://blog.test/ap/alice/inbox", body: Array(body.utf8),
+                                                      keyID: InboxKeySignaturesTests.actor + "#main-key",
+                                                      privateKey: key.privateKey, now: date)
+            edit(&signed)
+            var fields = HTTPFields()
+            for (name, value) in signed { fields.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+            return WebRequest(method: .post, path: "/ap/alice/inbox", headers: fields, body: Array(body.utf8))
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    @Test func aSignedFollowIsVerifiedWithAKeyFetchedBySignedGet() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let signer = try f.signatures.signer(of: f.request()).get()
+        #expect(signer == InboxSigner(actor: Self.actor, inbox: Self.actor + "/inbox", name: nil))
+        let get = try #require(f.network.gets.withLock { $0.first })
+        #expect(get.url == Self.actor, "the key id's fragment is dropped")
+        // The GET is signed as alice, with her stored key.
+        let stored = try #require(try f.store.actorKey(ofUserID: 1))
+        let request = SignedRequest(method: "GET", path: "/users/bob", headers: get.headers)
+        let signature = try SignatureHeader.find(in: get.headers)
+        #expect(signature.keyID == "http://blog.test/ap/alice#main-key")
+        #expect(signature.headers == ["(request-target)", "host", "date"])
+        try HTTPSignatureVerifier().verify(request, signature, key: try ActorKeyPair.publicKey(pem: stored.publicPEM))
+    }
+
+    @Test func cheapRefusalsFetchNothing() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let unsigned = try f.request { $0.removeAll { $0.0 == "Signature" } }
+        let stale = try f.request(date: Date().addingTimeInterval(-600))
+        let tampered = WebRequest(method: .post, path: "/ap/alice/inbox", headers: try f.request().headers,
+                                  body: Array("{\"type\":\"Undo\"}".utf8))
+        for request in [unsigned, stale, tampered] {
+            guard case .failure(let refusal) = f.signatures.signer(of: request) else {
+                Issue.record("accepted")
+                continue
+            }
+            #expect(!refusal.isTemporary)
+        }
+        #expect(f.network.count == 0)
+    }
+
+    @Test func aKeyOfAnotherHostOrTheWrongKeyIsRefused() throws {
+        let elsewhere = try Fixture(document: Self.actorDocument(owner: "http://evil.test/users/bob"))
+        defer { elsewhere.remove() }
+        #expect(throws: InboxSignatureRefusal.self) { try elsewhere.signatures.signer(of: elsewhere.request()).get() }
+        let wrong = try Fixture()
+        defer { wrong.remove() }
+        let other = try ActorKeyPair.generate()
+        #expect(throws: InboxSignatureRefusal.self) { try wrong.signatures.signer(of: wrong.request(key: other)).get() }
+    }
+
+    @Test func aHostOverItsBudgetIsToldToComeBack() throws {
+        let f = try Fixture(burst: 1)
+        defer { f.remove() }
+        _ = try f.signatures.signer(of: f.request()).get()
+        guard case .failure(let refusal) = f.signatures.signer(of: try f.request()) else {
+            Issue.record("a second fetch within the budget")
+            return
+        }
+        #expect(refusal.isTemporary)
+        #expect(f.network.count == 1)
+    }
+}
