@@ -82,6 +82,35 @@ struct ActivityPubHerdTests {
         }
     }
 
+    /// The inbox on the real binary, before any herd: an unsigned Follow is
+    /// `401` and changes nothing, and the address's budget comes from
+    /// `inbox_rate`/`inbox_burst`: past it, `429` before the body is read.
+    @Test func theInboxRefusesUnsignedFollowsAndFloods() throws {
+        try withTemporaryFolder { folder in
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
+            let data = ["--db", folder.appendingPathComponent("blog.sqlite").path,
+                        "--public", folder.appendingPathComponent("public").path]
+            let environment = ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1", "BLOGD_BASE_URL": "http://blog.test/",
+                               "BLOGD_INBOX_RATE": "0", "BLOGD_INBOX_BURST": "2"]
+            let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data,
+                                          environment: environment)
+            defer { _ = server.stop() }
+            _ = try server.waitForPort()
+            let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
+            let http = Int(server.stderr[line].split(separator: ":").last!)!
+            #expect(try runBlogd(["adduser", "alice"] + data, environment: environment, input: "pw\n").status == 0)
+            let follow = #"{"@context":"https://www.w3.org/ns/activitystreams","id":"http://social.test/f/1","type":"Follow","actor":"http://social.test/users/bob","object":"http://blog.test/ap/alice"}"#
+            let statuses = try (0..<3).map { _ in
+                try tool("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/activity+json",
+                                  "--data-binary", follow, "http://127.0.0.1:\(http)/ap/alice/inbox"]).output
+            }
+            #expect(statuses == ["401", "401", "429"])
+            let followers = try tool("curl", ["-s", "-H", "Accept: application/activity+json",
+                                              "http://127.0.0.1:\(http)/ap/alice/followers"]).output
+            #expect(followers.contains("\"totalItems\":0"), "\(followers)")
+        }
+    }
+
     /// A loopback port nobody listens on now: bound, read, closed.
     static func unusedPort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
