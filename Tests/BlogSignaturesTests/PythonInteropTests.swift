@@ -22,7 +22,7 @@ struct PythonInteropTests {
     }
 
     static let script = #"""
-    import sys, json, base64, hashlib, warnings
+    warnings = __import__("warnings"); import sys, json, base64, hashlib
     warnings.simplefilter("ignore")
     mode, folder = sys.argv[1], sys.argv[2]
     read = lambda name: open(folder + "/" + name, "rb").read()
