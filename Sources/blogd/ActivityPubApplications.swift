@@ -23,9 +23,10 @@ extension Serve {
                 ActivityPubPages(storage: store, baseURL: settings.effectiveBaseURL, hooks: hooks)]
     }
 
-    /// `POST /ap/NAME/inbox` and `/ap/inbox`: signatures checked with keys
-    /// fetched by signed GETs, follows accepted and answered with a signed
-    /// `Accept` in the background, all through the bounded fetcher.
+    /// `POST /ap/NAME/inbox` and `/ap/inbox`: signatures checked by
+    /// BlogSignatures' `InboxVerifier`, its keys fetched by signed GETs,
+    /// follows accepted and answered with a signed `Accept` in the
+    /// background, all through the bounded fetcher.
     static func inbox(_ settings: BlogConfig, store: any BlogStorage, service: BlogService,
                       keys: BlogKeys) -> any WebApplication {
         let fetcher = OutgoingFetcher(settings: settings.fetchSettings)
@@ -35,9 +36,12 @@ extension Serve {
         let actions = StoredInboxActions(service: service, baseURL: settings.effectiveBaseURL,
                                          acceptsFollowers: { _ in true },
                                          sendAccept: { follower, userID in accepts.send(follower, byUserID: userID) })
-        return InboxEndpoint(baseURL: settings.effectiveBaseURL,
-                             signatures: InboxKeySignatures(gets: SignedGets(http: http, keys: keys, urls: urls)),
-                             actions: actions, profiles: FetchedActorProfiles(fetcher: fetcher),
-                             budget: AddressBudget(perSecond: settings.inboxRate, burst: settings.inboxBurst))
+        // Key fetches and followers' actors are GETs signed as the blog posted to.
+        let signed = BlogSignedHTTP(base: http, keys: keys, urls: urls)
+        let verifier = InboxVerifier(keys: KeyFetcher(http: signed))
+        return InboxSigningScope(inbox: InboxEndpoint(
+            baseURL: settings.effectiveBaseURL, signatures: VerifiedInboxSignatures(verifier: verifier),
+            actions: actions, profiles: SignedActorProfiles(http: signed),
+            budget: AddressBudget(perSecond: settings.inboxRate, burst: settings.inboxBurst)))
     }
 }

@@ -11,14 +11,15 @@ import Testing
 import BlogApp
 @testable import blogd
 
-/// blogd's inbox signature adapter (`InboxKeySignatures`) with a stub
-/// network and a real SQLite store for the blog's key: the key fetched by
-/// a GET signed as the blog posted to, the follower's inbox taken from the
-/// actor document, and every refusal a hostile sender can aim at: no
-/// signature, a stale date, a body that does not match its digest, a key
-/// owned by another host, the wrong key, a host over its budget. The
-/// cheap refusals fetch nothing.
-@Suite struct InboxKeySignaturesTests {
+/// blogd's inbox signature check as wired (`VerifiedInboxSignatures` over
+/// `InboxVerifier` and a `KeyFetcher` on `BlogSignedHTTP`, in the inbox's
+/// `SigningBlog` scope) with a stub network and a real SQLite store for
+/// the blog's key: the key fetched by a GET signed as the blog posted to,
+/// the follower's actor read the same way, and the refusals a hostile
+/// sender can aim at: no signature, a stale date, a body that does not
+/// match its digest, a key owned by another host, the wrong key, a host
+/// over its budget. The cheap refusals fetch nothing.
+@Suite struct InboxSigningTests {
     static let bob = try! ActorKeyPair.generate()
     static let base = "http://blog.test/"
     static let actor = "http://social.test/users/bob"
@@ -54,25 +55,29 @@ import BlogApp
         let store: SQLiteStore
         let keys: BlogKeys
         let network: Network
-        let signatures: InboxKeySignatures
+        let signatures: VerifiedInboxSignatures
+        let profiles: SignedActorProfiles
 
-        init(document: [String: Any] = InboxKeySignaturesTests.actorDocument(), burst: Double = 30) throws {
+        init(document: [String: Any] = InboxSigningTests.actorDocument(), burst: Double = 30) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-iks-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             _ = try store.createUser(name: "alice", passwordHash: "x", at: Date())
             keys = BlogKeys(storage: store)
             network = Network(document: document)
-            let gets = SignedGets(http: network, keys: keys, urls: .init(base: InboxKeySignaturesTests.base))
-            signatures = InboxKeySignatures(gets: gets, hostBudget: .init(perSecond: 0.0001, burst: burst))
+            let signed = BlogSignedHTTP(base: network, keys: keys, urls: .init(base: InboxSigningTests.base))
+            let fetcher = KeyFetcher(http: signed, limits: KeyFetchLimits(perHostRate: 0.0001, perHostBurst: burst))
+            signatures = VerifiedInboxSignatures(verifier: InboxVerifier(keys: fetcher), waitSeconds: 600)
+            profiles = SignedActorProfiles(http: signed, waitSeconds: 600)
         }
 
         /// A Follow POSTed to alice's inbox, signed by `key` at `date`, the
         /// headers changed by `edit` after signing.
-        func request(key: ActorKeyPair = InboxKeySignaturesTests.bob, date: Date = Date(), body: String = "{\"type\":\"Follow\"}",
+        func request(key: ActorKeyPair = InboxSigningTests.bob, keyID: String = InboxSigningTests.actor + "#main-key",
+                     date: Date = Date(), body: String = "{\"type\":\"Follow\"}",
                      edit: (inout [(String, String)]) -> Void = { _ in }) throws -> WebRequest {
             var signed = try HTTPSignatureSigner.sign(method: "POST", url: "http://blog.test/ap/alice/inbox", body: Array(body.utf8),
-                                                      keyID: InboxKeySignaturesTests.actor + "#main-key",
+                                                      keyID: keyID,
                                                       privateKey: key.privateKey, now: date)
             edit(&signed)
             var fields = HTTPFields()
@@ -80,14 +85,28 @@ import BlogApp
             return WebRequest(method: .post, path: "/ap/alice/inbox", headers: fields, body: Array(body.utf8))
         }
 
+        /// The check as alice's inbox makes it.
+        func check(_ request: WebRequest) -> Result<InboxSigner, InboxSignatureRefusal> {
+            SigningBlog.$name.withValue("alice") { signatures.signer(of: request) }
+        }
+
         func remove() { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    @Test func theSharedInboxSignsNothing() {
+        #expect(InboxSigningScope.blog(ofInboxPath: "/ap/alice/inbox") == "alice")
+        #expect(InboxSigningScope.blog(ofInboxPath: "/ap/inbox") == nil)
     }
 
     @Test func aSignedFollowIsVerifiedWithAKeyFetchedBySignedGet() throws {
         let f = try Fixture()
         defer { f.remove() }
-        let signer = try f.signatures.signer(of: f.request()).get()
-        #expect(signer == InboxSigner(actor: Self.actor, inbox: Self.actor + "/inbox", name: nil))
+        let signer = try f.check(f.request()).get()
+        #expect(signer == InboxSigner(actor: Self.actor))
+        // The follower's inbox, read the same way (a Follow asks for it).
+        let profile = SigningBlog.$name.withValue("alice") { f.profiles.profile(of: Self.actor) }
+        #expect(profile?.inbox == Self.actor + "/inbox")
+        #expect(f.network.gets.withLock { $0.allSatisfy { get in get.headers.contains { $0.0 == "Signature" } } })
         let get = try #require(f.network.gets.withLock { $0.first })
         #expect(get.url == Self.actor, "the key id's fragment is dropped")
         // The GET is signed as alice, with her stored key.
@@ -107,7 +126,7 @@ import BlogApp
         let tampered = WebRequest(method: .post, path: "/ap/alice/inbox", headers: try f.request().headers,
                                   body: Array("{\"type\":\"Undo\"}".utf8))
         for request in [unsigned, stale, tampered] {
-            guard case .failure(let refusal) = f.signatures.signer(of: request) else {
+            guard case .failure(let refusal) = f.check(request) else {
                 Issue.record("accepted")
                 continue
             }
@@ -119,18 +138,19 @@ import BlogApp
     @Test func aKeyOfAnotherHostOrTheWrongKeyIsRefused() throws {
         let elsewhere = try Fixture(document: Self.actorDocument(owner: "http://evil.test/users/bob"))
         defer { elsewhere.remove() }
-        #expect(throws: InboxSignatureRefusal.self) { try elsewhere.signatures.signer(of: elsewhere.request()).get() }
+        #expect(throws: InboxSignatureRefusal.self) { try elsewhere.check(elsewhere.request()).get() }
         let wrong = try Fixture()
         defer { wrong.remove() }
         let other = try ActorKeyPair.generate()
-        #expect(throws: InboxSignatureRefusal.self) { try wrong.signatures.signer(of: wrong.request(key: other)).get() }
+        #expect(throws: InboxSignatureRefusal.self) { try wrong.check(wrong.request(key: other)).get() }
     }
 
     @Test func aHostOverItsBudgetIsToldToComeBack() throws {
         let f = try Fixture(burst: 1)
         defer { f.remove() }
-        _ = try f.signatures.signer(of: f.request()).get()
-        guard case .failure(let refusal) = f.signatures.signer(of: try f.request()) else {
+        // A key id the document does not hold spends the host's one fetch.
+        #expect(throws: InboxSignatureRefusal.self) { try f.check(f.request(keyID: Self.actor + "#other-key")).get() }
+        guard case .failure(let refusal) = f.check(try f.request()) else {
             Issue.record("a second fetch within the budget")
             return
         }
