@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "BlogPostgres", targets: ["BlogPostgres"]),
         .library(name: "BlogPhotos", targets: ["BlogPhotos"]),
         .library(name: "BlogFetch", targets: ["BlogFetch"]),
+        .library(name: "BlogSignatures", targets: ["BlogSignatures"]),
         .executable(name: "blog", targets: ["blog"]),
         .executable(name: "blogbench", targets: ["blogbench"]),
     ],
@@ -80,10 +81,21 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // HTTP signatures for ActivityPub (draft-cavage-12): RSA keys in
+        // PEM, Digest, signing and verifying. No sockets, no storage.
+        .target(
+            name: "BlogSignatures",
+            dependencies: [
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The service: what every door's requests do, on the layers above.
         .target(
             name: "BlogCore",
             dependencies: [
+                "BlogSignatures",
+                "BlogLimits",
                 "BlogModel",
                 "BlogPages",
                 "BlogAuth",
@@ -188,6 +200,7 @@ let package = Package(
         .executableTarget(
             name: "blogd",
             dependencies: [
+                "BlogSignatures",
                 "BlogApp",
                 "BlogFetch",
                 "BlogAuth",
@@ -250,6 +263,10 @@ let package = Package(
         ),
         .testTarget(name: "BlogWireTests", dependencies: ["BlogWire"]),
         .testTarget(name: "BlogLimitsTests", dependencies: ["BlogLimits"]),
+        .testTarget(name: "BlogSignaturesTests", dependencies: [
+            "BlogSignatures", "BlogTestSupport",
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
         // The module map, checked against the manifest and every import.
         .testTarget(name: "PackageLayoutTests"),
         .testTarget(name: "BlogSocketsTests", dependencies: ["BlogSockets"]),
@@ -293,11 +310,14 @@ let package = Package(
         ]),
         .testTarget(name: "BlogServerTests", dependencies: [
             "BlogFetch",
+            "BlogSignatures",
             "BlogServer", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogLimits", "BlogWire", "BlogSockets",
             "BlogTestSupport", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogSockets", "BlogTestSupport"]),
+        .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogSockets", "BlogTestSupport",
+                                                 "BlogApp", "BlogSignatures", "BlogWeb",
+                                                 .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(
             name: "BlogPostgresTests",
             dependencies: [

@@ -15,8 +15,11 @@ public struct FetcherHTTP: OutgoingHTTP {
 
     public func get(_ url: String, headers: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
         let accept = headers.first { $0.0.lowercased() == "accept" }?.1 ?? "text/html"
+        // A signed GET (ActivityPub) keeps every header: the signature covers them.
+        let signed = headers.contains { $0.0.lowercased() == "signature" }
         do {
-            return try Self.answer(try await fetcher.get(url, accept: accept), maxBytes: maxBytes)
+            let response = signed ? try await fetcher.get(url, headers: headers) : try await fetcher.get(url, accept: accept)
+            return try Self.answer(response, maxBytes: maxBytes)
         } catch let error as FetchError {
             throw Self.error(error)
         } catch let error as OutgoingHTTPError {

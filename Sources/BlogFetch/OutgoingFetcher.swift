@@ -48,6 +48,14 @@ public final class OutgoingFetcher: Sendable {
         }
     }
 
+    /// GETs `url` with `headers` (an ActivityPub signed GET: `Accept` and
+    /// the signature's among them), following redirects as `get` does.
+    public func get(_ url: String, headers: [(String, String)]) async throws(FetchError) -> FetchedResponse {
+        try await bounded(url) { target in
+            try await self.follow(target, headers: headers, hops: 0)
+        }
+    }
+
     /// POSTs an `application/x-www-form-urlencoded` form to `url`. Redirects
     /// are not followed (a Webmention endpoint answers where it is).
     public func postForm(_ url: String, fields: [(String, String)]) async throws(FetchError) -> FetchedResponse {

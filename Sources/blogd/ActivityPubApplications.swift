@@ -1,17 +1,47 @@
 import BlogApp
 import BlogCore
+import BlogFetch
+import BlogLimits
 import BlogModel
+import BlogPages
 import BlogWeb
 
 extension Serve {
-    /// The documents a fediverse server reads: WebFinger, NodeInfo, each
-    /// blog's actor, posts and collections (docs/activitypub.md).
-    /// `hooks` is where the key store, the followers and the author's
-    /// choice on follows are wired.
+    /// The ActivityPub side (docs/activitypub.md): the inboxes ahead of the
+    /// documents a fediverse server reads (WebFinger, NodeInfo, each blog's
+    /// actor, posts and collections). Each blog's key is made on first
+    /// need; follows are accepted at once (no per-blog setting yet).
     static func activityPubApplications(_ settings: BlogConfig, store: any BlogStorage,
                                         service: BlogService) -> [any WebApplication] {
+        let keys = BlogKeys(storage: store)
         var hooks = ActivityPubHooks(version: BlogdVersion.number)
         hooks.openRegistrations = { [service] in service.registrationOpen }
-        return [ActivityPubPages(storage: store, baseURL: settings.effectiveBaseURL, hooks: hooks)]
+        hooks.publicKeyPEM = { userID in try keys.publicKeyPEM(ofUserID: userID) }
+        hooks.followerCount = { [store] userID in try store.followerCount(ofUserID: userID, state: .accepted) }
+        hooks.manuallyApprovesFollowers = { _ in false }
+        return [inbox(settings, store: store, service: service, keys: keys),
+                ActivityPubPages(storage: store, baseURL: settings.effectiveBaseURL, hooks: hooks)]
+    }
+
+    /// `POST /ap/NAME/inbox` and `/ap/inbox`: signatures checked by
+    /// BlogSignatures' `InboxVerifier`, its keys fetched by signed GETs,
+    /// follows accepted and answered with a signed `Accept` in the
+    /// background, all through the bounded fetcher.
+    static func inbox(_ settings: BlogConfig, store: any BlogStorage, service: BlogService,
+                      keys: BlogKeys) -> any WebApplication {
+        let fetcher = OutgoingFetcher(settings: settings.fetchSettings)
+        let http = FetcherHTTP(fetcher)
+        let urls = ActivityURLs(base: settings.effectiveBaseURL)
+        let accepts = AcceptSender(storage: store, http: http, keys: keys, urls: urls)
+        let actions = StoredInboxActions(service: service, baseURL: settings.effectiveBaseURL,
+                                         acceptsFollowers: { _ in true },
+                                         sendAccept: { follower, userID in accepts.send(follower, byUserID: userID) })
+        // Key fetches and followers' actors are GETs signed as the blog posted to.
+        let signed = BlogSignedHTTP(base: http, keys: keys, urls: urls)
+        let verifier = InboxVerifier(keys: KeyFetcher(http: signed))
+        return InboxSigningScope(inbox: InboxEndpoint(
+            baseURL: settings.effectiveBaseURL, signatures: VerifiedInboxSignatures(verifier: verifier),
+            actions: actions, profiles: SignedActorProfiles(http: signed),
+            budget: AddressBudget(perSecond: settings.inboxRate, burst: settings.inboxBurst)))
     }
 }

@@ -185,6 +185,7 @@ struct Serve: AsyncParsableCommand {
         let pruner = Self.startPruning(service, logger: logger)
         defer { pruner.cancel() }
         let webmentions = settings.webmentionSend ? WebmentionSetup.startSender(settings, store: store, service: service) : nil
+        let activities = settings.webClient && web != nil ? ActivityPubSetup.startDelivery(settings, store: store, service: service) : nil
         var current = settings
         var signalName = ""
         while signalName.isEmpty {
@@ -202,6 +203,7 @@ struct Serve: AsyncParsableCommand {
         await web?.stop()
         await metrics?.stop()
         webmentions?.stop()
+        activities?.stop()
         // A second at most: with the database gone it would wait out a
         // whole storage deadline, and the next start writes it anyway.
         RequestDeadline.$end.withValue(.now + .seconds(1)) { service.writeIndex() }

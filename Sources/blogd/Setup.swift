@@ -60,6 +60,7 @@ func openService(_ settings: BlogConfig, create: Bool = false, metered: Bool = f
                                        deadline: settings.storageDeadline, logger: Logger(label: "blogd.postgres"))
         let store: any BlogStorage = metered ? MeteredStorage(opened) : opened
         if settings.webmentionSend { WebmentionSetup.queue(in: store) }
+        if settings.webClient && settings.httpPort != nil { ActivityPubSetup.queue(in: store) }
         if create && missing {
             logger.notice("made a new database", metadata: ["db": "\(ConfigPaths.absolute(settings.database))"])
         }

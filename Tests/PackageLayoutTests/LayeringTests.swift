@@ -13,6 +13,7 @@ import Testing
         "BlogPages": 2, "BlogAuth": 2, "BlogPhotos": 2, "BlogSQLite": 2, "BlogPostgres": 2,
         "BlogClient": 2, "BlogWeb": 2,
         "BlogFetch": 2,
+        "BlogSignatures": 2,
         "BlogCore": 3,
         "BlogServer": 4, "BlogApp": 4,
         "blogd": 5, "blog": 5, "blogbench": 5, "BlogFuzz": 5,

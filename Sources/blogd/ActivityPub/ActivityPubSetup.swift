@@ -1,0 +1,24 @@
+import BlogCore
+import BlogFetch
+import BlogModel
+
+/// ActivityPub's outbox side: what blogd gives the store and the delivery worker.
+enum ActivityPubSetup {
+    /// The store queues a Create, Update or Delete for every change of a
+    /// post, in the change's own commit, while the web side is on.
+    static func queue(in store: any BlogStorage) {
+        store.queueActivities(true)
+    }
+
+    /// The delivery worker, started, woken by the service after each change
+    /// of a post: signed POSTs of `NoteActivityRenderer`'s documents to the
+    /// followers' inboxes through the bounded fetcher.
+    static func startDelivery(_ settings: BlogConfig, store: any BlogStorage, service: BlogService) -> ActivityDelivery {
+        let fetcher = OutgoingFetcher(settings: settings.fetchSettings)
+        let delivery = ActivityDelivery(storage: store, http: FetcherHTTP(fetcher), signer: SignatureSigner(),
+                                        renderer: NoteActivityRenderer(), baseURL: settings.effectiveBaseURL)
+        service.activitiesQueued { delivery.wake() }
+        delivery.start()
+        return delivery
+    }
+}
