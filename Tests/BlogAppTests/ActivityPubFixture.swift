@@ -34,6 +34,10 @@ final class ActivityPubFixture: @unchecked Sendable {
                                  now: { TestBlog.date(of: clock) })
         web = try await WebServer(folder: blog.publicFolder, host: "127.0.0.1", port: 0, logger: Logger(label: "test.ap"),
                                   limits: .patient, application: ApplicationSet([pages]))
+        // As blogd does: a page written or removed is read afresh at once,
+        // not after the cache's next check (a deleted post's 410).
+        let server = web
+        blog.pages.changes.observe { name in server.pageChanged(name) }
     }
 
     func close() async {
