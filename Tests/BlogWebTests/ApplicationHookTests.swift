@@ -124,8 +124,9 @@ struct ApplicationHookTests {
         limits.applicationThreads = 1
         limits.maxApplicationRequests = 1
         // The held request waits for this test's next steps, which a busy
-        // machine may delay past the default 10 s.
-        limits.timeout = .seconds(600)
+        // machine, or a full run's queue for the blocking threads, may
+        // delay by many minutes (once 13); stop() ends it.
+        limits.timeout = .seconds(86_400)
         let web = try await start(app, limits: limits)
         let port = web.port
         let waiting = try await offPool { () -> RawHTTPConnection in
@@ -154,7 +155,7 @@ struct ApplicationHookTests {
     @Test func bodiesHeldAtOnceAreBoundedPerAddress() async throws {
         var limits = WebServer.Limits()
         limits.maxBodyBytesPerAddress = 1500
-        limits.timeout = .seconds(600)
+        limits.timeout = .seconds(86_400)
         let web = try await start(Echo(), limits: limits)
         let port = web.port
         let (slow, announcer) = try await offPool { () -> (RawHTTPConnection, RawHTTPConnection) in
