@@ -27,7 +27,7 @@ struct HostileClientTests {
     ])
     func aHeadOverTheLimitGets431OrIsClosed(opening: String) async throws {
         // A timeout far beyond the test: only the limit may close it.
-        let web = try await start(.init(timeout: .seconds(600)))
+        let web = try await start(.init(timeout: .seconds(86_400)))
         let port = web.port
         let attacker = try await offPool { try RawHTTPConnection(port: port) }
         defer { attacker.close() }
@@ -62,7 +62,7 @@ struct HostileClientTests {
     }
 
     @Test func aMalformedRequestGets400AndIsClosed() async throws {
-        let web = try await start(.init(timeout: .seconds(600)))
+        let web = try await start(.init(timeout: .seconds(86_400)))
         let port = web.port
         let connection = try await offPool { try RawHTTPConnection(port: port) }
         defer { connection.close() }
@@ -79,7 +79,7 @@ struct HostileClientTests {
 
     @Test func pastTheCapANewcomerTakesTheLongestIdlePlace() async throws {
         // A long timeout: no connection may close on its own here.
-        let web = try await start(.init(timeout: .seconds(600), maxConnections: 2))
+        let web = try await start(.init(timeout: .seconds(86_400), maxConnections: 2))
         let port = web.port
         let (first, second) = try await offPool {
             (try RawHTTPConnection.held(port: port, source: "127.0.0.3"), try RawHTTPConnection.held(port: port, source: "127.0.0.3"))
@@ -99,7 +99,7 @@ struct HostileClientTests {
     }
 
     @Test func oneAddressHoldsAtMostItsLimit() async throws {
-        let web = try await start(.init(timeout: .seconds(600), maxConnectionsPerAddress: 2))
+        let web = try await start(.init(timeout: .seconds(86_400), maxConnectionsPerAddress: 2))
         let port = web.port
         let held = try await offPool {
             try (0..<2).map { _ in try RawHTTPConnection.held(port: port, source: "127.0.0.3") }
@@ -120,7 +120,7 @@ struct HostileClientTests {
     /// of one holding little, even when that one is idle longest; and the
     /// crowd's own newcomer cannot evict.
     @Test func aFullTableEvictsFromTheCrowdNotTheFew() async throws {
-        let web = try await start(.init(timeout: .seconds(600), maxConnections: 4))
+        let web = try await start(.init(timeout: .seconds(86_400), maxConnections: 4))
         let port = web.port
         let (few, crowd) = try await offPool {
             // Idle longest: the lone connection of 127.0.0.4.

@@ -51,7 +51,7 @@ struct MetricsServerTests {
     }
 
     @Test func aHeadOverItsSmallLimitGets431OrIsClosed() async throws {
-        let metrics = try await start(.init(timeout: .seconds(600)))
+        let metrics = try await start(.init(timeout: .seconds(86_400)))
         let port = metrics.port
         let (end, bytes) = try await offPool {
             let connection = try RawHTTPConnection(port: port)
@@ -79,7 +79,7 @@ struct MetricsServerTests {
 
     @Test func pastItsConnectionsANewcomerWaitsForAPlace() async throws {
         // Silent connections that only the client may end.
-        let metrics = try await start(.init(maxConnections: 2, timeout: .seconds(600)))
+        let metrics = try await start(.init(maxConnections: 2, timeout: .seconds(86_400)))
         let port = metrics.port
         let (first, second, third) = try await offPool {
             (try RawHTTPConnection(port: port), try RawHTTPConnection(port: port), try RawHTTPConnection(port: port))
