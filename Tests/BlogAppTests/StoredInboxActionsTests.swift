@@ -36,6 +36,21 @@ import Testing
         await f.close()
     }
 
+    /// bovine undoes a Follow by its id alone, to the followed actor's own
+    /// inbox: that inbox names the blog, so the follower goes; another
+    /// Follow id (or the shared inbox, which names no blog) leaves it.
+    @Test func anUndoByTheFollowsIdAloneRemovesTheFollowerAtTheBlogsInbox() async throws {
+        let f = try await Self.fixture(Accepts())
+        let followID = "https://social.example/follows/10"
+        #expect(try await f.post(InboxFixture.activity("Follow", id: followID, object: f.alice)).status == 202)
+        #expect(try await f.post(InboxFixture.activity("Undo", object: "https://social.example/follows/other")).status == 202)
+        #expect(try await f.post(InboxFixture.activity("Undo", object: followID), to: "/ap/inbox").status == 202)
+        #expect(try f.app.blog.store.follower(userID: f.user.id, actorID: InboxFixture.bob) != nil)
+        #expect(try await f.post(InboxFixture.activity("Undo", object: followID)).status == 202)
+        #expect(try f.app.blog.store.follower(userID: f.user.id, actorID: InboxFixture.bob) == nil)
+        await f.close()
+    }
+
     @Test func replyWaitsForApprovalLikeIsCountedAndBothGo() async throws {
         let f = try await Self.fixture(Accepts())
         let note = InboxFixture.note(inReplyTo: f.postObject, content: "<p>From <b>Mastodon</b></p>")

@@ -19,8 +19,10 @@ public final class Herd: Sendable {
         case missing(String)
     }
 
-    /// The herd's local actor (its id) and base URL (`http://127.0.0.1:P`).
+    /// The herd's first local actor (its id) and base URL (`http://127.0.0.1:P`).
     public let actorID: String
+    /// Every local actor by name (as `init` was given them).
+    public let actors: [String: Actor]
     public let url: String
     /// Its database folder, also where its client secret is kept.
     public let folder: URL
@@ -60,16 +62,17 @@ public final class Herd: Sendable {
             + "set BLOGD_HERD_PYTHON to its venv)")
     }()
 
-    /// Starts `herd.py serve` with its database in `folder` and waits for
-    /// its `ready` line (the socket listens by then).
-    public init(python: String, folder: URL, actor: String = "herd", timeout: Double = 120) throws {
+    /// Starts `herd.py serve` with its database in `folder` and its local
+    /// `actors` (the first is `actorID`), and waits for its `ready` line
+    /// (the socket listens by then).
+    public init(python: String, folder: URL, actors: [String] = ["herd"], timeout: Double = 120) throws {
         self.python = python
         self.folder = folder
         // Also its working folder: Process fails on a missing one.
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, Self.script.path, "serve", "--db", folder.path, "--actor", actor]
+        process.arguments = [python, Self.script.path, "serve", "--db", folder.path] + actors.flatMap { ["--actor", $0] }
         process.currentDirectoryURL = folder
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -94,26 +97,98 @@ public final class Herd: Sendable {
         }
         actorID = String(ready[1])
         url = String(ready[2])
+        var found: [String: Actor] = [:]
+        for line in stdoutText.text.split(separator: "\n") where line.hasPrefix("actor ") {
+            let parts = line.split(separator: " ").map(String.init)
+            if parts.count == 4 { found[parts[1]] = Actor(id: parts[2], inbox: parts[3]) }
+        }
+        self.actors = found
     }
 
-    /// Makes the herd's actor follow `target` (an actor URL, or
-    /// `acct:NAME@HOST` looked up by WebFinger over http); the herd
-    /// delivers the signed Follow. Returns the Follow's id.
+    /// Makes the herd's actor (`actor`, one of those it was started with)
+    /// follow `target` (an actor URL, or `acct:NAME@HOST` looked up by
+    /// WebFinger over http); the herd delivers the signed Follow. Returns
+    /// the Follow's id.
     @discardableResult
-    public func follow(_ target: String) throws -> String {
-        try command("follow", ["--target", target]).first ?? ""
+    public func follow(_ target: String, as actor: String = "herd") throws -> String {
+        try command("follow", actor, ["--target", target]).first ?? ""
     }
 
-    /// The herd actor's inbox as it stored it: one JSON document an item.
-    public func inbox() throws -> [String] { try command("inbox", []) }
+    /// Makes `actor` reply to `object` (a Create of a Note, `inReplyTo` it,
+    /// addressed to its author), delivered signed. Returns the Create's id.
+    @discardableResult
+    public func reply(to object: String, content: String, as actor: String = "herd") throws -> String {
+        try command("reply", actor, ["--target", object, "--content", content]).first ?? ""
+    }
 
-    /// The actor ids the herd's actor follows (JSON strings, quoted).
-    public func following() throws -> [String] { try command("following", []) }
+    /// Makes `actor` like `object` (addressed to its author). Returns the
+    /// Like's id.
+    @discardableResult
+    public func like(_ object: String, as actor: String = "herd") throws -> String {
+        try command("like", actor, ["--target", object]).first ?? ""
+    }
+
+    /// Makes `actor` undo its activity `id` (a Follow): bovine names the
+    /// object by its id only. Returns the Undo's id.
+    @discardableResult
+    public func undo(_ id: String, as actor: String = "herd") throws -> String {
+        try command("undo", actor, ["--id", id]).first ?? ""
+    }
+
+    /// The actor's inbox as the herd stored it: one JSON document an item.
+    public func inbox(of actor: String = "herd") throws -> [String] { try command("inbox", actor, []) }
+
+    /// The actor ids `actor` follows (JSON strings, quoted).
+    public func following(of actor: String = "herd") throws -> [String] { try command("following", actor, []) }
 
     /// The herd's copy of `id` (JSON): edited after an Update, a Tombstone
     /// after a Delete.
     public func object(_ id: String) throws -> String {
-        try command("object", ["--id", id]).first ?? ""
+        try command("object", "herd", ["--id", id]).first ?? ""
+    }
+
+    /// The signed requests the herd answered so far, in order, as it saw
+    /// them on the wire.
+    public var requests: [Request] {
+        stdoutText.text.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("request ") else { return nil }
+            return try? JSONDecoder().decode(Request.self, from: Data(line.dropFirst("request ".count).utf8))
+        }
+    }
+
+    /// The herd's own deliveries that failed so far (bovine never retries
+    /// them): the status (0: no HTTP answer) and the inbox.
+    public var failedDeliveries: [(status: Int, inbox: String)] {
+        stdoutText.text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, parts[0] == "delivery-failed", let status = Int(parts[1]) else { return nil }
+            return (status, String(parts[2]))
+        }
+    }
+
+    /// One of the herd's local actors.
+    public struct Actor: Sendable, Equatable {
+        public let id: String
+        public let inbox: String
+    }
+
+    /// A signed request the herd answered (`herd.py`'s `request` line).
+    public struct Request: Sendable, Decodable {
+        public let method: String
+        public let path: String
+        public let status: Int
+        public let accept: String?
+        public let digest: String?
+        public let contentType: String?
+        public let keyID: String?
+        public let algorithm: String?
+        /// The Signature's `headers` parameter, as sent.
+        public let signed: String?
+
+        enum CodingKeys: String, CodingKey {
+            case method, path, status, accept, digest, algorithm, signed
+            case contentType = "content_type", keyID = "key_id"
+        }
     }
 
     /// Everything the server wrote to stderr so far (its log).
@@ -122,9 +197,9 @@ public final class Herd: Sendable {
     /// Stops the server and waits for it.
     public func stop() { stopChild(process) }
 
-    private func command(_ name: String, _ arguments: [String]) throws -> [String] {
-        let (status, output) = try tool(python, [Self.script.path, name, "--herd", url, "--db", folder.path]
-            + arguments)
+    private func command(_ name: String, _ actor: String, _ arguments: [String]) throws -> [String] {
+        let (status, output) = try tool(python, [Self.script.path, name, "--herd", url, "--db", folder.path,
+                                                 "--actor", actor] + arguments)
         guard status == 0 else { throw HerdError.commandFailed(name, status) }
         return output.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }

@@ -2,10 +2,17 @@
 """An independent ActivityPub server (bovine-herd, from PyPI) on loopback,
 driven from the command line so blogd's tests can follow a blog from it.
 
-  herd.py serve     --db DIR [--port P] [--actor NAME]
+  herd.py serve     --db DIR [--port P] [--actor NAME]...
       Runs bovine-herd on http://127.0.0.1:P (P=0: a free port) with its
-      SQLite database in DIR, creates the local actor NAME on first start,
-      and prints `ready ACTOR_ID HERD_URL` once the socket listens.
+      SQLite database in DIR, creates the local actors NAME (default
+      `herd`; the option repeats) on first start, and prints, once the
+      socket listens, `actor NAME ACTOR_ID INBOX` for each, then
+      `ready ACTOR_ID HERD_URL` (the first actor). While it runs it prints
+      one line for each signed request it answers, `request {JSON}`
+      (method, path, status, accept, digest, content_type, key_id,
+      algorithm, signed: the Signature's `headers`), and one for each of
+      its own deliveries that failed, `delivery-failed STATUS INBOX`
+      (STATUS 0 when no HTTP answer came).
   herd.py follow    --herd URL --db DIR --actor NAME --target TARGET
       POSTs a Follow of TARGET (an actor URL, or acct:USER@HOST looked up by
       WebFinger over http) to NAME's outbox (client-to-server); the herd
@@ -18,6 +25,16 @@ driven from the command line so blogd's tests can follow a blog from it.
   herd.py object    --herd URL --db DIR --actor NAME --id OBJECT_ID
       Prints the object as the herd has it now (through NAME's proxyUrl:
       stored copy, e.g. after an Update, or a Tombstone after a Delete).
+  herd.py reply     --herd URL --db DIR --actor NAME --target OBJECT_ID --content TEXT
+      Posts a Create of a Note replying to OBJECT_ID (bovine's
+      ObjectFactory.reply: inReplyTo it, addressed to its author) to NAME's
+      outbox; the herd delivers it, signed. Prints the Create's id.
+  herd.py like      --herd URL --db DIR --actor NAME --target OBJECT_ID
+      Posts a Like of OBJECT_ID, addressed to its author. Prints its id.
+  herd.py undo      --herd URL --db DIR --actor NAME --id ACTIVITY_ID
+      Posts an Undo of NAME's own activity ACTIVITY_ID (e.g. a Follow),
+      as bovine's ActivityFactory.undo makes it: the object by its id
+      only, addressed as the activity was. Prints the Undo's id.
 
 Exit status: 0 on success, 1 with one line on stderr otherwise.
 
@@ -60,6 +77,10 @@ What bovine-herd 0.5.19 needed, and what this script works around
   set), so `follow` calls its lookup_with_webfinger on http://HOST itself.
 * Signals: a child of a Swift test process inherits a mask with SIGTERM
   blocked; we unblock all signals first, or `serve` would never stop.
+* The request log uses Quart's own `after_request` hook on the app we
+  make; the failed deliveries are read from the warning bovine_process
+  logs (`send_item.py`: "Sending to %s failed with %s", the aiohttp error
+  carrying the status), through a logging handler of our own.
 * No monkeypatching of site-packages was needed.
 """
 
@@ -68,6 +89,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import sys
@@ -164,7 +186,7 @@ async def ensure_actor(db_dir, name, base_url):
         bovine_name = existing.bovine_name
     actor = await store.actor_for_name(bovine_name)
     await actor.session.close()
-    return actor.actor_object.build(visibility=Visibility.OWNER)["id"]
+    return actor.actor_object.build(visibility=Visibility.OWNER)
 
 
 async def serve(args):
@@ -182,19 +204,62 @@ async def serve(args):
 
     app = Quart(__name__)
     BovineHerd(app, db_url=db_url(args.db))
+    log_requests(app)
+    logging.getLogger("bovine_process.send_item").addHandler(FailedDeliveries())
 
     # Registered after BovineHerd's hooks, so tortoise is up when it runs;
     # the socket already listens, so "ready" means connectable.
     @app.before_serving
     async def announce():
-        actor_id = await ensure_actor(args.db, args.actor, base_url)
-        print(f"ready {actor_id} {base_url}", flush=True)
+        first = None
+        for name in args.actor or ["herd"]:
+            actor = await ensure_actor(args.db, name, base_url)
+            first = first or actor["id"]
+            print(f"actor {name} {actor['id']} {actor['inbox']}", flush=True)
+        print(f"ready {first} {base_url}", flush=True)
 
     config = Config()
     config.bind = [f"fd://{sock.fileno()}"]
     config.accesslog = "-" if args.verbose else None
     config.errorlog = "-"
     await hypercorn_serve(app, config)
+
+
+def signature_parameters(header):
+    """A draft-cavage Signature header's parameters (keyId, headers, ...)."""
+    return dict(re.findall(r'(\w+)="([^"]*)"', header or ""))
+
+
+def log_requests(app):
+    """One `request {JSON}` line for each signed request the herd answers:
+    what blogd sends (its signature's header list, Digest, Accept) is seen
+    on the wire, as the herd received it."""
+    from quart import request
+
+    @app.after_request
+    async def log(response):
+        signature = request.headers.get("signature")
+        if signature:
+            parameters = signature_parameters(signature)
+            print("request " + json.dumps({
+                "method": request.method, "path": request.path, "status": response.status_code,
+                "accept": request.headers.get("accept"), "digest": request.headers.get("digest"),
+                "content_type": request.headers.get("content-type"),
+                "key_id": parameters.get("keyId"), "algorithm": parameters.get("algorithm"),
+                "signed": parameters.get("headers"),
+            }, sort_keys=True), flush=True)
+        return response
+
+
+class FailedDeliveries(logging.Handler):
+    """bovine_process logs a delivery that failed (a refusal included:
+    bovine raises on any status >= 400) and never retries it; this prints
+    `delivery-failed STATUS INBOX` for the driving test."""
+
+    def emit(self, record):
+        if record.msg == "Sending to %s failed with %s" and len(record.args or ()) == 2:
+            inbox, error = record.args
+            print(f"delivery-failed {getattr(error, 'status', 0)} {inbox}", flush=True)
 
 
 async def client_for(args):
@@ -228,11 +293,54 @@ async def follow(args):
     client = await client_for(args)
     try:
         target = await resolve_target(client.session, args.target)
-        activity = client.activity_factory.follow(target).build()
-        response = await client.send_to_outbox(activity)
-        if response.status != 201:
-            raise RuntimeError(f"outbox answered {response.status}: {await response.text()}")
-        print(response.headers.get("location", ""))
+        print(await send(client, client.activity_factory.follow(target).build()))
+    finally:
+        await client.session.close()
+
+
+async def send(client, activity):
+    """POSTs activity to the client's outbox; the herd's id for it."""
+    response = await client.send_to_outbox(activity)
+    if response.status != 201:
+        raise RuntimeError(f"outbox answered {response.status}: {await response.text()}")
+    return response.headers.get("location", "")
+
+
+async def reply(args):
+    from bovine.activitystreams.utils import id_for_object
+
+    client = await client_for(args)
+    try:
+        parent = await client.proxy(args.target)
+        if id_for_object(parent.get("attributedTo")) is None:
+            raise RuntimeError(f"{args.target} has no author: {parent}")
+        note = client.object_factory.reply(parent, content=args.content).build()
+        print(await send(client, client.activity_factory.create(note).build()))
+    finally:
+        await client.session.close()
+
+
+async def like(args):
+    from bovine.activitystreams.utils import id_for_object
+
+    client = await client_for(args)
+    try:
+        parent = await client.proxy(args.target)
+        author = id_for_object(parent.get("attributedTo"))
+        if author is None:
+            raise RuntimeError(f"{args.target} has no author: {parent}")
+        print(await send(client, client.activity_factory.like(args.target, to={author}).build()))
+    finally:
+        await client.session.close()
+
+
+async def undo(args):
+    client = await client_for(args)
+    try:
+        activity = await client.proxy(args.id)
+        if activity.get("id") != args.id:
+            raise RuntimeError(f"the herd has no activity {args.id}: {activity}")
+        print(await send(client, client.activity_factory.undo(activity).build()))
     finally:
         await client.session.close()
 
@@ -265,16 +373,18 @@ def main():
     p = sub.add_parser("serve")
     p.add_argument("--db", required=True)
     p.add_argument("--port", type=int, default=0)
-    p.add_argument("--actor", default="herd")
+    p.add_argument("--actor", action="append", help="an actor to create (repeats; default: herd)")
     p.add_argument("--verbose", action="store_true")
-    for name in ["follow", "inbox", "following", "object"]:
+    for name in ["follow", "inbox", "following", "object", "reply", "like", "undo"]:
         p = sub.add_parser(name)
         p.add_argument("--herd", required=True)
         p.add_argument("--db", required=True)
         p.add_argument("--actor", default="herd")
-        if name == "follow":
+        if name in ["follow", "reply", "like"]:
             p.add_argument("--target", required=True)
-        if name == "object":
+        if name == "reply":
+            p.add_argument("--content", required=True)
+        if name in ["object", "undo"]:
             p.add_argument("--id", required=True)
     args = parser.parse_args()
 
@@ -286,6 +396,9 @@ def main():
         "inbox": lambda a: list_collection(a, "inbox"),
         "following": lambda a: list_collection(a, "following"),
         "object": show_object,
+        "reply": reply,
+        "like": like,
+        "undo": undo,
     }
     try:
         args.db = os.path.abspath(args.db)

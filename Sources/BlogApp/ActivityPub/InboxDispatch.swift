@@ -19,6 +19,9 @@ struct InboxDispatch: Sendable {
     let actions: any InboxActions
     /// Asked for a follower's inbox when the signature check did not bring it.
     var profiles: (any InboxActorProfiles)?
+    /// The blog whose own inbox (`/ap/NAME/inbox`) the activity came to;
+    /// nil for the shared inbox.
+    var inboxBlog: String?
 
     func handle(_ activity: InboundActivity, signer: InboxSigner) throws(InboxActionError) -> Outcome {
         switch activity {
@@ -89,8 +92,11 @@ struct InboxDispatch: Sendable {
             return .done
 
         case .undo(_, let actor, let objectID):
-            // Only its id: whichever of the actor's Follows or responses has it.
-            try actions.removeFollower(actor: actor, followID: objectID, ofUserID: nil)
+            // Only its id: whichever of the actor's Follows or responses has
+            // it. A blog's own inbox names the blog a Follow was of (bovine
+            // undoes a Follow this way, sent to the followed actor's inbox).
+            let userID = try inboxBlog.flatMap { name throws(InboxActionError) in try actions.blog(named: name)?.userID }
+            try actions.removeFollower(actor: actor, followID: objectID, ofUserID: userID)
             try actions.removeResponses(actor: actor, id: objectID)
             return .done
 

@@ -94,7 +94,8 @@ public struct InboxEndpoint: WebApplication {
             guard signer.actor == activity.actor else {
                 return Self.text(.unauthorized, "The request is not signed by the activity's actor.\n")
             }
-            switch try InboxDispatch(addresses: addresses, actions: actions, profiles: profiles).handle(activity, signer: signer) {
+            switch try InboxDispatch(addresses: addresses, actions: actions, profiles: profiles, inboxBlog: named)
+                .handle(activity, signer: signer) {
             case .done: return Self.text(.accepted, "Accepted.\n")
             case .ignored: return Self.text(.accepted, "Accepted; nothing here to do with it.\n")
             case .blocked: return Self.text(.forbidden, "This blog does not take activities from you.\n")
