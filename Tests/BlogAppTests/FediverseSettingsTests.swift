@@ -140,6 +140,22 @@ struct FediverseSettingsTests {
         #expect(try app.blog.service.followerCount(of: "jan", state: .pending) == 1 && Self.answers(app).isEmpty)
     }
 
+    /// Followers come 50 a page, newest first, with links both ways.
+    @Test func followersArePaged() throws {
+        let app = try AppFixture()
+        let browser = AppFixture.Browser(Self.pages(app))
+        browser.signIn("mia", "pw")
+        for index in 1...55 { try Self.follow(app, "mia", "https://f\(index).example/u", accepted: true) }
+        let first = browser.get(Self.path)
+        #expect(first.text.contains("Followers (55)") && first.text.contains("Page 1 of 2"))
+        #expect(first.text.contains("href=\"https://f55.example/u\"") && !first.text.contains("href=\"https://f5.example/u\""))
+        #expect(first.text.contains("<a rel=\"next\" href=\"\(Self.path)?page=2\">Older</a>"))
+        let second = browser.get(Self.path + "?page=2")
+        #expect(second.text.contains("href=\"https://f5.example/u\"") && second.text.contains("href=\"https://f1.example/u\""))
+        #expect(!second.text.contains("href=\"https://f6.example/u\"") && second.text.contains("rel=\"prev\""))
+        #expect(browser.get(Self.path + "?page=9").status == .ok, "past the end: an empty page, not an error")
+    }
+
     /// An address gets its burst of changes, then 429 until its budget
     /// refills; a refused change changes nothing.
     @Test func changesPerAddressAreBounded() throws {
