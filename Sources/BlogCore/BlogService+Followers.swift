@@ -99,14 +99,22 @@ extension BlogService {
     }
 
     /// Blocks an actor or a domain (and its subdomains): the followers and
-    /// responses it covers go in the same commit, the pages that showed
-    /// those responses are rewritten, and the inbox refuses it from then
-    /// on. Nothing is sent to it. Returns how many followers and responses went.
+    /// responses it covers go in the same commit, each removed follower's
+    /// server is sent a `Reject` of its Follow (as Mastodon does when its
+    /// users block a follower: its side of the follow ends too), the
+    /// pages that showed those responses are rewritten, and the inbox
+    /// refuses it from then on. Returns how many followers and responses went.
     @discardableResult
     public func block(_ target: BlockTarget, of name: String) throws(FollowerModerationError)
         -> (followers: Int, responses: Int) {
         let user = try followersBlog(name)
-        let removed = try answering { try storage.block(userID: user.id, target, at: now()) }
+        let urls = ActivityURLs(base: settings.baseURL)
+        let removed = try answering {
+            try storage.block(userID: user.id, target, at: now()) { follower in
+                Self.answer(.reject, follower, user: user.name, urls: urls)
+            }
+        }
+        if removed.followers > 0 { mentionSignal.activities() }
         if removed.responses > 0 {
             try answering {
                 try RequestDeadline.$end.withValue(nil) {

@@ -92,6 +92,47 @@ extension PostgresStore {
         }
     }
 
+    public func block(userID: Int64, _ target: BlockTarget, at date: Date,
+                      reject: @escaping FollowAnswerBody) throws(StorageError) -> (followers: Int, responses: Int) {
+        let kind = target.kind, value = target.value, at = Milliseconds.of(date)
+        return try transaction { [logger] connection in
+            try await connection.query("""
+                INSERT INTO actor_blocks (user_id, kind, value, created_at) VALUES (\(userID), \(kind), \(value), \(at))
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+            // A domain covers its subdomains: the host is it, or ends in "." and it.
+            let followers: PostgresQuery = kind == "actor"
+                ? """
+                  DELETE FROM followers WHERE user_id = \(userID) AND actor_id = \(value)
+                  RETURNING \(unescaped: Self.answerFollowerColumns)
+                  """
+                : """
+                  DELETE FROM followers WHERE user_id = \(userID)
+                      AND (host = \(value) OR right(host, char_length(\(value)) + 1) = '.' || \(value))
+                  RETURNING \(unescaped: Self.answerFollowerColumns)
+                  """
+            let responses: PostgresQuery = kind == "actor"
+                ? """
+                  DELETE FROM webmentions WHERE user_id = \(userID) AND origin = 'activitypub' AND actor_id = \(value)
+                  RETURNING id
+                  """
+                : """
+                  DELETE FROM webmentions WHERE user_id = \(userID) AND origin = 'activitypub'
+                      AND (actor_host = \(value) OR right(actor_host, char_length(\(value)) + 1) = '.' || \(value))
+                  RETURNING id
+                  """
+            var removed: [Follower] = []
+            for try await row in try await connection.query(followers, logger: logger) {
+                removed.append(try Self.answerFollower(row))
+            }
+            for follower in removed {
+                try await Self.queueAnswer(connection, .reject, to: follower, body: reject(follower), at: at, logger: logger)
+            }
+            let removedResponses = try await connection.query(responses, logger: logger).collect().count
+            return (removed.count, removedResponses)
+        }
+    }
+
     public func approvesFollowersByHand(userID: Int64) throws(StorageError) -> Bool {
         try rows("SELECT approve_followers FROM blog_settings WHERE user_id = \(userID)") { try $0.decode(Bool.self) }
             .first ?? false

@@ -84,6 +84,33 @@ extension SQLiteStore {
         }
     }
 
+    public func block(userID: Int64, _ target: BlockTarget, at date: Date,
+                      reject: @escaping FollowAnswerBody) throws(StorageError) -> (followers: Int, responses: Int) {
+        let at = Self.ms(date), kind = target.kind, value = target.value
+        return try gate.pass { () throws(StorageError) in
+            try write { db in
+                try db.execute(sql: """
+                    INSERT INTO actor_blocks (user_id, kind, value, created_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT DO NOTHING
+                    """, arguments: [userID, kind, value, at])
+                // A domain covers its subdomains: the host is it, or ends in "." and it.
+                let (followers, responses) = kind == "actor"
+                    ? ("actor_id = ?2", "actor_id = ?2")
+                    : ("(host = ?2 OR substr(host, -length(?2) - 1) = '.' || ?2)",
+                       "(actor_host = ?2 OR substr(actor_host, -length(?2) - 1) = '.' || ?2)")
+                let removed = try Row.fetchAll(db, sql: """
+                    DELETE FROM followers WHERE user_id = ?1 AND \(followers) RETURNING \(Self.answerFollowerColumns)
+                    """, arguments: [userID, value]).map(Self.answerFollower)
+                for follower in removed {
+                    try Self.queueAnswer(db, .reject, to: follower, body: reject(follower), at: at)
+                }
+                try db.execute(sql: "DELETE FROM webmentions WHERE user_id = ?1 AND origin = 'activitypub' AND \(responses)",
+                               arguments: [userID, value])
+                return (removed.count, db.changesCount)
+            }
+        }
+    }
+
     public func approvesFollowersByHand(userID: Int64) throws(StorageError) -> Bool {
         try read { db in
             try Bool.fetchOne(db, sql: "SELECT approve_followers FROM blog_settings WHERE user_id = ?",

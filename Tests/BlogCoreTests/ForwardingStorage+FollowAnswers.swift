@@ -16,6 +16,10 @@ extension ForwardingStorage {
                         reject: @escaping FollowAnswerBody) throws(StorageError) -> Follower? {
         try store.refuseFollower(userID: userID, actorID: actorID, at: date, reject: reject)
     }
+    func block(userID: Int64, _ target: BlockTarget, at date: Date,
+               reject: @escaping FollowAnswerBody) throws(StorageError) -> (followers: Int, responses: Int) {
+        try store.block(userID: userID, target, at: date, reject: reject)
+    }
     func approvesFollowersByHand(userID: Int64) throws(StorageError) -> Bool {
         try store.approvesFollowersByHand(userID: userID)
     }

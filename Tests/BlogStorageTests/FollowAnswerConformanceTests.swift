@@ -121,6 +121,39 @@ struct FollowAnswerConformanceTests {
         }
     }
 
+    @Test(arguments: Backend.available) func aBlockRejectsTheFollowersItRemoves(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            let bob = try store.createUser(name: "bob", passwordHash: "h", at: t0)
+            let actors = ["https://example.com/u/a", "https://sub.example.com/u/b", "https://notexample.com/u/c"]
+            for (index, actor) in actors.enumerated() {
+                _ = try store.addFollower(userID: alice.id, actorID: actor, inbox: actor + "/inbox", sharedInbox: "https://x/inbox",
+                                          followID: "f\(index)", accepted: index != 1, at: t0)
+                _ = try store.storeFediverseResponse(FediverseResponse(
+                    userID: alice.id, postID: try store.addPost(userID: alice.id, title: "t", content: "c", at: t0).id,
+                    actorID: actor, source: actor + "/like/1", target: "https://blog.test/alice/1.html",
+                    content: WebmentionContent(kind: .like)), at: t0)
+            }
+            _ = try store.addFollower(userID: bob.id, actorID: actors[0], inbox: actors[0] + "/inbox", sharedInbox: nil,
+                                      followID: "fb", accepted: true, at: t0)
+            let queuedBefore = try answers(store).count
+            let removed = try store.block(userID: alice.id, .domain("Example.COM."), at: t0, reject: body("reject"))
+            #expect(removed.followers == 2 && removed.responses == 2)
+            let rejects = try answers(store).dropFirst(queuedBefore)
+            #expect(rejects.map(\.kind) == [.reject, .reject], "the pending one is told too")
+            #expect(Set(rejects.map(\.inbox)) == [actors[0] + "/inbox", actors[1] + "/inbox"], "their own inboxes")
+            #expect(Set(rejects.map(\.body)) == ["{\"reject\":\"f0\"}", "{\"reject\":\"f1\"}"])
+            #expect(try store.isBlocked(userID: alice.id, actorID: actors[1]))
+            #expect(try store.follower(userID: bob.id, actorID: actors[0]) != nil, "another blog's follower stays")
+            let again = try store.block(userID: alice.id, .domain("example.com"), at: t0, reject: body("reject"))
+            #expect(again.followers == 0 && again.responses == 0)
+            #expect(try answers(store).count == queuedBefore + 2, "blocking again removes and sends nothing more")
+            let byActor = try store.block(userID: alice.id, .actor(actors[2]), at: t0, reject: body("reject"))
+            #expect(byActor.followers == 1 && byActor.responses == 1)
+            #expect(try answers(store).last?.inbox == actors[2] + "/inbox")
+        }
+    }
+
     @Test(arguments: Backend.available) func approvalByHandIsASettingOfItsOwn(_ backend: Backend) throws {
         try backend.withStore { (store: any BlogStorage) throws in
             let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)

@@ -142,7 +142,10 @@ struct FollowerServiceConformanceTests {
                 try service.unblock(.domain("social.example"), of: "alice")
             }
             #expect(try service.blocks(of: "alice").map(\.target) == [.actor("https://other.example/u/f")])
-            #expect(try answers(store).isEmpty, "a block sends nothing")
+            let rejects = try answers(store)
+            #expect(rejects.map(\.0) == [.reject, .reject, .reject], "each removed follower's server is told")
+            #expect(rejects.map(\.1).sorted() == [bob + "/inbox", "https://other.example/u/f/inbox", eve + "/inbox"].sorted())
+            #expect(rejects.allSatisfy { $0.2["type"] as? String == "Reject" })
         }
     }
 }

@@ -57,6 +57,13 @@ public protocol FollowAnswerQueue: Sendable {
     /// queued) when there was none.
     func refuseFollower(userID: Int64, actorID: String, at date: Date,
                         reject: @escaping FollowAnswerBody) throws(StorageError) -> Follower?
+
+    /// `ActorBlockStorage.block`, and in the same transaction a `reject`
+    /// queued to each follower it removes (their servers then end their
+    /// side of the follow, as Mastodon does when one of its users blocks
+    /// a follower). Returns how many followers and responses went.
+    func block(userID: Int64, _ target: BlockTarget, at date: Date,
+               reject: @escaping FollowAnswerBody) throws(StorageError) -> (followers: Int, responses: Int)
 }
 
 /// A blog's choice to approve its followers by hand (kept with its other

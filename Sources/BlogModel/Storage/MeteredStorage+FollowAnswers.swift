@@ -15,6 +15,10 @@ extension MeteredStorage {
                                reject: @escaping FollowAnswerBody) throws(StorageError) -> Follower? {
         try counted(try base.refuseFollower(userID: userID, actorID: actorID, at: date, reject: reject))
     }
+    public func block(userID: Int64, _ target: BlockTarget, at date: Date,
+                      reject: @escaping FollowAnswerBody) throws(StorageError) -> (followers: Int, responses: Int) {
+        try counted(try base.block(userID: userID, target, at: date, reject: reject))
+    }
     public func approvesFollowersByHand(userID: Int64) throws(StorageError) -> Bool {
         try counted(try base.approvesFollowersByHand(userID: userID))
     }
