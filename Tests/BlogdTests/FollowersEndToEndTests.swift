@@ -23,10 +23,13 @@ struct FollowersEndToEndTests {
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
     }
 
-    var data: [String] { ["--db", folder.appendingPathComponent("blog.sqlite").path, "--public", folder.appendingPathComponent("public").path] }
+    /// `--db` and `--public`: the SQLite file in the folder, or a PostgreSQL database.
+    func data(_ database: String?) -> [String] {
+        ["--db", database ?? folder.appendingPathComponent("blog.sqlite").path, "--public", folder.appendingPathComponent("public").path]
+    }
 
-    func admin(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-        try runBlogd(arguments + data, environment: environment)
+    func admin(_ arguments: [String], on database: String? = nil) throws -> (status: Int32, out: String, err: String) {
+        try runBlogd(arguments + data(database), environment: environment)
     }
 
     /// A fediverse server: `/users/NAME` is an actor (one key for all),
@@ -92,8 +95,8 @@ struct FollowersEndToEndTests {
         return Int(server.stderr[line].split(separator: ":").last!)!
     }
 
-    func serve() throws -> BlogdProcess {
-        try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data, environment: environment)
+    func serve(on database: String? = nil) throws -> BlogdProcess {
+        try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data(database), environment: environment)
     }
 
     /// Waits for `condition`, a look a second: what it waits for is the
@@ -116,7 +119,7 @@ struct FollowersEndToEndTests {
         var server = try serve()
         defer { _ = server.stop() }
         var http = try httpPort(server)
-        #expect(try runBlogd(["adduser", "alice"] + data, environment: environment, input: "pw\n").status == 0)
+        #expect(try runBlogd(["adduser", "alice"] + data(nil), environment: environment, input: "pw\n").status == 0)
 
         #expect(try follow(fediverse, "bob", http: http) == 202)
         // Tried at once, and the inbox is down.
@@ -140,15 +143,26 @@ struct FollowersEndToEndTests {
     }
 
     @Test func theAdminModeratesFollowersWhileTheServerRuns() throws {
+        try moderation(on: nil)
+    }
+
+    @Test(.enabled(if: PostgresCluster.enabled)) func theAdminModeratesFollowersOnPostgreSQL() throws {
+        try moderation(on: try PostgresCluster.shared().makeDatabase())
+    }
+
+    func moderation(on database: String?) throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         if (try? tool("which", ["curl"]).status) != 0 { return }
         let fediverse = try Fediverse()
         fediverse.setInboxStatus(202)
         defer { fediverse.server.stop() }
-        let server = try serve()
+        let server = try serve(on: database)
         defer { _ = server.stop() }
         let http = try httpPort(server)
-        #expect(try runBlogd(["adduser", "alice"] + data, environment: environment, input: "pw\n").status == 0)
+        func admin(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+            try self.admin(arguments, on: database)
+        }
+        #expect(try runBlogd(["adduser", "alice"] + data(database), environment: environment, input: "pw\n").status == 0)
 
         #expect(try admin(["follower", "approval", "alice"]).out == "off\n")
         #expect(try admin(["follower", "approval", "alice", "on"]).out == "on\n")
