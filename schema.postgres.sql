@@ -352,3 +352,13 @@ ALTER TABLE webmentions ADD COLUMN actor_id text;
 ALTER TABLE webmentions ADD COLUMN actor_host text;
 CREATE INDEX webmentions_by_actor ON webmentions (actor_id) WHERE actor_id IS NOT NULL;
 CREATE INDEX webmentions_by_remote_source ON webmentions (source) WHERE origin = 'activitypub';
+
+-- Migration 19.
+-- The answers to follows: an Accept or Reject of a Follow is a
+-- delivery of its own kind, to the follower's inbox, with no post
+-- (post_id 0) and a negative activity_id (a hash of the blog, the
+-- kind and the Follow's id: the same answer twice is one
+-- delivery). A blog may approve its followers by hand.
+ALTER TABLE activity_deliveries ADD COLUMN kind text NOT NULL DEFAULT 'post'
+    CHECK (kind IN ('post', 'accept', 'reject'));
+ALTER TABLE blog_settings ADD COLUMN approve_followers boolean NOT NULL DEFAULT false;

@@ -311,3 +311,12 @@ ALTER TABLE webmentions ADD COLUMN actor_id TEXT;
 ALTER TABLE webmentions ADD COLUMN actor_host TEXT;
 CREATE INDEX webmentions_by_actor ON webmentions(actor_id) WHERE actor_id IS NOT NULL;
 CREATE INDEX webmentions_by_remote_source ON webmentions(source) WHERE origin = 'activitypub';
+-- The answers to follows (v21): an Accept or Reject of a Follow is a
+-- delivery of its own kind, to the follower's inbox, with no post
+-- (post_id 0) and a negative activity_id (a hash of the blog, the kind
+-- and the Follow's id: the same answer twice is one delivery). A blog
+-- may approve its followers by hand (approve_followers = 1).
+ALTER TABLE activity_deliveries ADD COLUMN kind TEXT NOT NULL DEFAULT 'post'
+    CHECK (kind IN ('post', 'accept', 'reject'));
+ALTER TABLE blog_settings ADD COLUMN approve_followers INTEGER NOT NULL DEFAULT 0
+    CHECK (approve_followers IN (0, 1));

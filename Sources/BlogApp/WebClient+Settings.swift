@@ -55,6 +55,7 @@ extension AppPages {
             message(notice, kind: "notice", &html)
             message(error, kind: "error", &html)
             if let blogForm { blogFields(viewer, blogForm, &html) }
+            html.raw("<p><a href=\"/app/settings/fediverse\" id=\"fediverse-settings\">Fediverse: followers and blocks</a></p>\n")
             html.raw("<h2>Micropub tokens</h2>\n<p>Apps that speak Micropub post with a token: endpoint <code>/micropub</code>.</p>\n")
             if let newSecret {
                 html.raw("<p class=\"notice\" role=\"status\">Your new token, shown only now: <code id=\"new-token\">")

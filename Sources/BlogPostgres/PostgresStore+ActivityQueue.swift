@@ -121,7 +121,8 @@ extension PostgresStore {
                               delivered: Int(delivered), givenUp: Int(givenUp))
     }
 
-    private static let deliveryColumns = "id, activity_id, user_id, post_id, inbox, host, body, attempts, due_at, created_at"
+    private static let deliveryColumns =
+        "id, activity_id, user_id, post_id, inbox, host, body, attempts, due_at, created_at, kind"
 
     @Sendable private static func delivery(_ row: PostgresRow) throws -> OutgoingDelivery {
         let cells = row.makeRandomAccess()
@@ -130,6 +131,7 @@ extension PostgresStore {
                                 inbox: try cells[4].decode(String.self), host: try cells[5].decode(String.self),
                                 body: try cells[6].decode(String.self), attempts: Int(try cells[7].decode(Int32.self)),
                                 due: Milliseconds.date(try cells[8].decode(Int64.self)),
-                                createdAt: Milliseconds.date(try cells[9].decode(Int64.self)))
+                                createdAt: Milliseconds.date(try cells[9].decode(Int64.self)),
+                                kind: DeliveryKind(rawValue: try cells[10].decode(String.self)) ?? .post)
     }
 }

@@ -125,10 +125,12 @@ extension SQLiteStore {
         }
     }
 
-    private static let deliveryColumns = "id, activity_id, user_id, post_id, inbox, host, body, attempts, due_at, created_at"
+    private static let deliveryColumns =
+        "id, activity_id, user_id, post_id, inbox, host, body, attempts, due_at, created_at, kind"
 
     private static func delivery(_ row: Row) -> OutgoingDelivery {
         OutgoingDelivery(id: row[0], activityID: row[1], userID: row[2], postID: row[3], inbox: row[4], host: row[5],
-                         body: row[6], attempts: row[7], due: date(row[8]), createdAt: date(row[9]))
+                         body: row[6], attempts: row[7], due: date(row[8]), createdAt: date(row[9]),
+                         kind: DeliveryKind(rawValue: row[10]) ?? .post)
     }
 }

@@ -352,6 +352,9 @@ enum Schema {
         migrator.registerMigration("v20-activitypub") { db in
             try db.execute(sql: activityPub)
         }
+        migrator.registerMigration("v21-follow-answers") { db in
+            try db.execute(sql: followAnswers)
+        }
         return migrator
     }
 }

@@ -10,7 +10,8 @@ extension Serve {
     /// The ActivityPub side (docs/activitypub.md): the inboxes ahead of the
     /// documents a fediverse server reads (WebFinger, NodeInfo, each blog's
     /// actor, posts and collections). Each blog's key is made on first
-    /// need; follows are accepted at once (no per-blog setting yet).
+    /// need; follows are accepted at once unless the blog approves its
+    /// followers by hand (docs/activitypub-moderation.md).
     static func activityPubApplications(_ settings: BlogConfig, store: any BlogStorage,
                                         service: BlogService) -> [any WebApplication] {
         let keys = BlogKeys(storage: store)
@@ -18,24 +19,22 @@ extension Serve {
         hooks.openRegistrations = { [service] in service.registrationOpen }
         hooks.publicKeyPEM = { userID in try keys.publicKeyPEM(ofUserID: userID) }
         hooks.followerCount = { [store] userID in try store.followerCount(ofUserID: userID, state: .accepted) }
-        hooks.manuallyApprovesFollowers = { _ in false }
+        hooks.manuallyApprovesFollowers = { [service] userID in try service.approvesFollowersByHand(userID: userID) }
         return [inbox(settings, store: store, service: service, keys: keys),
                 ActivityPubPages(storage: store, baseURL: settings.effectiveBaseURL, hooks: hooks)]
     }
 
     /// `POST /ap/NAME/inbox` and `/ap/inbox`: signatures checked by
     /// BlogSignatures' `InboxVerifier`, its keys fetched by signed GETs,
-    /// follows accepted and answered with a signed `Accept` in the
-    /// background, all through the bounded fetcher.
+    /// follows kept and, when accepted, their `Accept` queued for the
+    /// delivery worker, all through the bounded fetcher.
     static func inbox(_ settings: BlogConfig, store: any BlogStorage, service: BlogService,
                       keys: BlogKeys) -> any WebApplication {
         let fetcher = OutgoingFetcher(settings: settings.fetchSettings)
         let http = FetcherHTTP(fetcher)
         let urls = ActivityURLs(base: settings.effectiveBaseURL)
-        let accepts = AcceptSender(storage: store, http: http, keys: keys, urls: urls)
-        let actions = StoredInboxActions(service: service, baseURL: settings.effectiveBaseURL,
-                                         acceptsFollowers: { _ in true },
-                                         sendAccept: { follower, userID in accepts.send(follower, byUserID: userID) })
+        // Accepts go with their follower into the delivery queue (BlogService.receiveFollow).
+        let actions = StoredInboxActions(service: service, baseURL: settings.effectiveBaseURL)
         // Key fetches and followers' actors are GETs signed as the blog posted to.
         let signed = BlogSignedHTTP(base: http, keys: keys, urls: urls)
         let verifier = InboxVerifier(keys: KeyFetcher(http: signed))

@@ -8,7 +8,8 @@ struct Blogd: AsyncParsableCommand {
         version: BlogdVersion.text,
         subcommands: [Serve.self, Users.self, Rebuild.self, AddUser.self, DeletePost.self, Suspend.self, Unsuspend.self,
                       DeleteUser.self, Passwd.self, IssueToken.self, ListTokens.self, RevokeToken.self, Stats.self, Backup.self,
-                      BlogCommand.self, Webmentions.self],
+                      BlogCommand.self, Webmentions.self,
+                      ListFollowers.self, FollowerCommand.self, BlockActor.self, UnblockActor.self, ListBlocks.self],
         defaultSubcommand: Serve.self)
 }
 

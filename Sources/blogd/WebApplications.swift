@@ -26,7 +26,9 @@ extension Serve {
         let indieAuth = IndieAuthServer(baseURL: settings.effectiveBaseURL, storage: store, tokens: backend.tokens,
                                         clients: settings.clientInfoSource)
         let client = WebClient(backend: backend, indieAuth: indieAuth)
-        return ApplicationSet([WebmentionModeration(client: client, service: service)]
+        let moderation: [any WebApplication] = [WebmentionModeration(client: client, service: service),
+                                                FediverseSettings(client: client, service: service)]
+        return ApplicationSet(moderation
             + webmentionApplications(settings, service: service)
             + [client, Micropub(backend: backend, baseURL: settings.effectiveBaseURL), IndieAuthEndpoints(server: indieAuth)]
             + readingApplications(store: store, service: service)

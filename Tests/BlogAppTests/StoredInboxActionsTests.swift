@@ -9,26 +9,28 @@ import Testing
 /// The inbox on the blog's real storage (a SQLite file): followers,
 /// blocks and responses as the store keeps them, and the post's page.
 @Suite struct StoredInboxActionsTests {
-    final class Accepts: Sendable {
-        let sent = Mutex<[(String, Int64)]>([])
+    static func fixture() async throws -> InboxFixture {
+        try await InboxFixture(stored: { app in StoredInboxActions(service: app.blog.service, baseURL: AppFixture.base) })
     }
 
-    static func fixture(_ accepts: Accepts) async throws -> InboxFixture {
-        try await InboxFixture(stored: { app in
-            StoredInboxActions(service: app.blog.service, baseURL: AppFixture.base,
-                               sendAccept: { follower, userID in accepts.sent.withLock { $0.append((follower.followID, userID)) } })
-        })
+    /// The answers to follows waiting in the delivery queue: kind, inbox, body.
+    static func answers(_ f: InboxFixture) throws -> [(kind: DeliveryKind, inbox: String, body: String)] {
+        try f.app.blog.store.queuedDeliveries(limit: 100).filter { $0.kind != .post }.map { ($0.kind, $0.inbox, $0.body) }
     }
 
     @Test func followIsStoredAcceptedAndUndone() async throws {
-        let accepts = Accepts()
-        let f = try await Self.fixture(accepts)
+        let f = try await Self.fixture()
         let follow = InboxFixture.activity("Follow", id: "https://social.example/follows/9", object: f.alice)
         #expect(try await f.post(follow).status == 202)
         let follower = try #require(try f.app.blog.store.follower(userID: f.user.id, actorID: InboxFixture.bob))
         #expect(follower.state == .accepted && follower.inbox == InboxFixture.bob + "/inbox")
         #expect(follower.sharedInbox == "https://social.example/inbox" && follower.followID == "https://social.example/follows/9")
-        #expect(accepts.sent.withLock { $0.map(\.0) } == ["https://social.example/follows/9"])
+        let answers = try Self.answers(f)
+        #expect(answers.map(\.kind) == [.accept] && answers.first?.inbox == InboxFixture.bob + "/inbox",
+                 "the Accept is queued with the follower")
+        #expect(answers.first?.body.contains("\"object\":{\"id\":\"https://social.example/follows/9\"") == true)
+        #expect(try await f.post(follow).status == 202)
+        #expect(try Self.answers(f).count == 1, "the same Follow again: the same Accept, queued once")
         let undo = InboxFixture.activity("Undo", object: ["type": "Follow", "id": "https://social.example/follows/9",
                                                           "actor": InboxFixture.bob, "object": f.alice])
         #expect(try await f.post(undo).status == 202)
@@ -52,7 +54,7 @@ import Testing
     }
 
     @Test func replyWaitsForApprovalLikeIsCountedAndBothGo() async throws {
-        let f = try await Self.fixture(Accepts())
+        let f = try await Self.fixture()
         let note = InboxFixture.note(inReplyTo: f.postObject, content: "<p>From <b>Mastodon</b></p>")
         #expect(try await f.post(InboxFixture.activity("Create", object: note)).status == 202)
         let reply = try #require(try f.app.blog.store.webmentions(ofUserID: f.user.id, approved: false, limit: 10).first)
@@ -77,7 +79,7 @@ import Testing
     }
 
     @Test func blockedActorsAndDomainsAreRefusedAndNothingIsStored() async throws {
-        let f = try await Self.fixture(Accepts())
+        let f = try await Self.fixture()
         _ = try f.app.blog.store.block(userID: f.user.id, .domain("example"), at: Date())
         #expect(try await f.post(InboxFixture.activity("Follow", object: f.alice)).status == 403, "a parent domain covers it")
         let reply = InboxFixture.activity("Create", object: InboxFixture.note(inReplyTo: f.postObject, content: "spam"))

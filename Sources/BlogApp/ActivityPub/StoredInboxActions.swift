@@ -10,21 +10,14 @@ import Foundation
 public struct StoredInboxActions: InboxActions {
     let service: BlogService
     let baseURL: String
-    let acceptsFollowers: @Sendable (Int64) -> Bool
-    let sendAccept: @Sendable (InboxFollower, Int64) -> Void
     let now: @Sendable () -> Date
 
-    /// - Parameters:
-    ///   - acceptsFollowers: the blog's setting (on by default).
-    ///   - sendAccept: queues or sends the `Accept` of a follower's Follow
-    ///     (the delivery side's: `ActivityDocuments.accept`, signed).
-    public init(service: BlogService, baseURL: String, acceptsFollowers: @escaping @Sendable (Int64) -> Bool = { _ in true },
-                sendAccept: @escaping @Sendable (InboxFollower, Int64) -> Void,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+    /// Follows are accepted at once unless the blog approves its followers
+    /// by hand (its setting); an accepted follow's `Accept` is queued with
+    /// the follower, in one commit, for the delivery worker to send.
+    public init(service: BlogService, baseURL: String, now: @escaping @Sendable () -> Date = { Date() }) {
         self.service = service
         self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
-        self.acceptsFollowers = acceptsFollowers
-        self.sendAccept = sendAccept
         self.now = now
     }
 
@@ -33,7 +26,8 @@ public struct StoredInboxActions: InboxActions {
     public func blog(named name: String) throws(InboxActionError) -> InboxBlog? {
         try run {
             guard let user = try storage.user(named: name), !user.suspended else { return nil }
-            return InboxBlog(userID: user.id, name: user.name, acceptsFollowers: acceptsFollowers(user.id))
+            return InboxBlog(userID: user.id, name: user.name,
+                             acceptsFollowers: !(try service.approvesFollowersByHand(userID: user.id)))
         }
     }
 
@@ -45,17 +39,19 @@ public struct StoredInboxActions: InboxActions {
         try run { try storage.isBlocked(userID: userID, actorID: actor) }
     }
 
+    /// Kept, and when accepted (now, or before: its server asks again) its
+    /// `Accept` queued in the same commit (`BlogService.receiveFollow`).
     public func addFollower(_ follower: InboxFollower, ofUserID userID: Int64, accepted: Bool) throws(InboxActionError) {
         try run {
-            _ = try storage.addFollower(userID: userID, actorID: follower.actor, inbox: follower.inbox,
-                                        sharedInbox: follower.sharedInbox, followID: follower.followID,
-                                        accepted: accepted, at: now())
+            guard let user = try storage.user(id: userID) else { return }
+            _ = try service.receiveFollow(userID: userID, user: user.name, actor: follower.actor, inbox: follower.inbox,
+                                          sharedInbox: follower.sharedInbox, followID: follower.followID,
+                                          accept: accepted)
         }
     }
 
-    public func queueAccept(of follower: InboxFollower, byUserID userID: Int64) throws(InboxActionError) {
-        sendAccept(follower, userID)
-    }
+    /// Nothing more: `addFollower` queued the Accept with the follower.
+    public func queueAccept(of follower: InboxFollower, byUserID userID: Int64) throws(InboxActionError) {}
 
     /// With no blog named (an Undo by the Follow's id alone), nothing: the
     /// store finds followers by blog and actor.

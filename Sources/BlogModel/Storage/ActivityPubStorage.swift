@@ -4,7 +4,7 @@ import Foundation
 /// actors and domains it blocks, the responses from the fediverse (kept
 /// with the received Webmentions), and the delivery queue.
 public protocol ActivityPubStorage: ActorKeyStorage, FollowerStorage, ActorBlockStorage, FediverseResponseStorage,
-    ActivityQueue {}
+    ActivityQueue, FollowAnswerQueue, FollowerApprovalStorage {}
 
 /// A blog's RSA key pair, as PEM text (SPKI public, PKCS#8 private).
 public struct ActorKey: Sendable, Equatable {

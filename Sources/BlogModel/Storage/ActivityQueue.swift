@@ -92,9 +92,12 @@ public struct OutgoingDelivery: Sendable, Equatable, Hashable {
     public var due: Date
     /// When it was fanned out: giving up counts from here.
     public var createdAt: Date
+    /// A post's activity, or the answer to a Follow (then `postID` is 0
+    /// and `activityID` negative: see `DeliveryKind`).
+    public var kind: DeliveryKind
 
     public init(id: Int64, activityID: Int64, userID: Int64, postID: Int64, inbox: String, host: String, body: String,
-                attempts: Int, due: Date, createdAt: Date) {
+                attempts: Int, due: Date, createdAt: Date, kind: DeliveryKind = .post) {
         self.id = id
         self.activityID = activityID
         self.userID = userID
@@ -105,6 +108,7 @@ public struct OutgoingDelivery: Sendable, Equatable, Hashable {
         self.attempts = attempts
         self.due = due
         self.createdAt = createdAt
+        self.kind = kind
     }
 }
 
