@@ -42,7 +42,7 @@ import Testing
     /// inbox: that inbox names the blog, so the follower goes; another
     /// Follow id (or the shared inbox, which names no blog) leaves it.
     @Test func anUndoByTheFollowsIdAloneRemovesTheFollowerAtTheBlogsInbox() async throws {
-        let f = try await Self.fixture(Accepts())
+        let f = try await Self.fixture()
         let followID = "https://social.example/follows/10"
         #expect(try await f.post(InboxFixture.activity("Follow", id: followID, object: f.alice)).status == 202)
         #expect(try await f.post(InboxFixture.activity("Undo", object: "https://social.example/follows/other")).status == 202)

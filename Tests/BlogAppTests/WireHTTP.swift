@@ -21,15 +21,20 @@ enum WireError: Error {
 /// A raw HTTP/1.1 connection on a blocking socket, for requests no HTTP
 /// client would send (a length declared and no body, a body past its
 /// limit); every wait bounded, so a broken server fails a test instead of
-/// hanging it.
+/// hanging it. The bound is an hour: on a loaded 2-core machine a handler
+/// that waits for the cooperative pool (an actor document fetched, say)
+/// has taken minutes, and 60 s failed a test that was right.
 final class WireHTTP: @unchecked Sendable {
     private let socket: Socket
     private var buffer: [UInt8] = []
+    /// Seconds any one wait may take.
+    static let patience: Double = 3600
+
 
     init(port: Int) throws {
-        socket = try Socket.connect(to: try SocketAddress(ip: "127.0.0.1", port: port), until: Deadline(seconds: 60))
+        socket = try Socket.connect(to: try SocketAddress(ip: "127.0.0.1", port: port), until: Deadline(seconds: Self.patience))
         try socket.setBlocking(true)
-        try socket.setTimeouts(seconds: 60)
+        try socket.setTimeouts(seconds: Self.patience)
     }
 
     deinit { socket.close() }
@@ -37,7 +42,7 @@ final class WireHTTP: @unchecked Sendable {
     /// Sends all of `bytes`; false when the server closed first.
     @discardableResult
     func send(_ bytes: [UInt8]) -> Bool {
-        (try? socket.sendAll(bytes, until: Deadline(seconds: 60))) != nil
+        (try? socket.sendAll(bytes, until: Deadline(seconds: Self.patience))) != nil
     }
 
     @discardableResult

@@ -115,6 +115,8 @@ struct ActivityPubHerdTests {
             #expect(waitUntil(timeout: 120) { (try? blog.page(of: second))?.contains("\(blog.id(of: third)).html") == true })
             try blog.block(herd.actorID)
             #expect(try blog.responses().isEmpty, "a block removes the actor's responses")
+            #expect(try !blog.page(of: second).contains("A reply from the herd"), "and takes them off the page")
+            #expect(try !blog.page(of: second).contains("<span class=\"like-count\">1 like</span>"))
             let before = (followers: try blog.followerCount(), responses: try blog.responses().count,
                           page: try blog.page(of: second))
             #expect(before.followers == 1)
@@ -317,15 +319,11 @@ struct HerdBlog {
         return counts.queuedActivities + counts.queuedDeliveries
     }
 
-    /// alice blocks `actor`.
-    // For the lead: switch to `blogd block alice ACTOR` (h30-followers'
-    // admin command) once merged; until then the storage API on the test's
-    // own database file, which also removes the actor's follow and
-    // responses but rewrites no page.
+    /// alice blocks `actor` with the admin command, while blogd serves:
+    /// its follow and responses go, and the pages that showed them are
+    /// rewritten.
     func block(_ actor: String) throws {
-        let store = try SQLiteStore(path: database, create: false)
-        defer { try? store.close() }
-        let user = try #require(try store.user(named: "alice"))
-        _ = try store.block(userID: user.id, .actor(actor), at: Date())
+        let blocked = try runBlogd(["block", "alice", "actor", actor] + data, environment: environment)
+        try #require(blocked.status == 0, "\(blocked.err)")
     }
 }
