@@ -14,12 +14,14 @@ extension Serve {
     static func activityPubApplications(_ settings: BlogConfig, store: any BlogStorage,
                                         service: BlogService) -> [any WebApplication] {
         let keys = BlogKeys(storage: store)
+        let instance = InstanceActorKey(storage: store)
         var hooks = ActivityPubHooks(version: BlogdVersion.number)
         hooks.openRegistrations = { [service] in service.registrationOpen }
         hooks.publicKeyPEM = { userID in try keys.publicKeyPEM(ofUserID: userID) }
         hooks.followerCount = { [store] userID in try store.followerCount(ofUserID: userID, state: .accepted) }
         hooks.manuallyApprovesFollowers = { _ in false }
-        return [inbox(settings, store: store, service: service, keys: keys),
+        hooks.instanceKeyPEM = { try instance.publicKeyPEM() }
+        return [inbox(settings, store: store, service: service, keys: keys, instance: instance),
                 ActivityPubPages(storage: store, baseURL: settings.effectiveBaseURL, hooks: hooks)]
     }
 
@@ -28,7 +30,7 @@ extension Serve {
     /// follows accepted and answered with a signed `Accept` in the
     /// background, all through the bounded fetcher.
     static func inbox(_ settings: BlogConfig, store: any BlogStorage, service: BlogService,
-                      keys: BlogKeys) -> any WebApplication {
+                      keys: BlogKeys, instance: InstanceActorKey) -> any WebApplication {
         let fetcher = OutgoingFetcher(settings: settings.fetchSettings)
         let http = FetcherHTTP(fetcher)
         let urls = ActivityURLs(base: settings.effectiveBaseURL)
@@ -36,8 +38,9 @@ extension Serve {
         let actions = StoredInboxActions(service: service, baseURL: settings.effectiveBaseURL,
                                          acceptsFollowers: { _ in true },
                                          sendAccept: { follower, userID in accepts.send(follower, byUserID: userID) })
-        // Key fetches and followers' actors are GETs signed as the blog posted to.
-        let signed = BlogSignedHTTP(base: http, keys: keys, urls: urls)
+        // Key fetches and followers' actors are GETs signed as the blog
+        // posted to, or at the shared inbox as the site's own actor.
+        let signed = BlogSignedHTTP(base: http, keys: keys, instance: instance, urls: urls)
         let verifier = InboxVerifier(keys: KeyFetcher(http: signed))
         return InboxSigningScope(inbox: InboxEndpoint(
             baseURL: settings.effectiveBaseURL, signatures: VerifiedInboxSignatures(verifier: verifier),
