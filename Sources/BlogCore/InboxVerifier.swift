@@ -73,7 +73,7 @@ public final class InboxVerifier: Sendable {
         return VerifiedSigner(actorID: key.owner, keyID: key.keyID)
     }
 
-    private func fetch(_ keyID: String, _ peerAddress: String, refresh: Bool) async throws(InboxVerificationError) -> (ActorKey, Bool) {
+    private func fetch(_ keyID: String, _ peerAddress: String, refresh: Bool) async throws(InboxVerificationError) -> (RemoteActorKey, Bool) {
         do {
             let (key, cached) = try await keys.key(for: keyID, from: peerAddress, refresh: refresh)
             return (key, cached)
