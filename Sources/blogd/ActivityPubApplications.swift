@@ -43,7 +43,7 @@ extension Serve {
         let signed = BlogSignedHTTP(base: http, keys: keys, instance: instance, urls: urls)
         let verifier = InboxVerifier(keys: KeyFetcher(http: signed))
         return InboxSigningScope(inbox: InboxEndpoint(
-            baseURL: settings.effectiveBaseURL, signatures: VerifiedInboxSignatures(verifier: verifier),
+            baseURL: settings.effectiveBaseURL, signatures: VerifiedInboxSignatures(verifier: verifier, scheme: settings.effectiveBaseURL.hasPrefix("http:") ? "http" : "https"),
             actions: actions, profiles: SignedActorProfiles(http: signed),
             budget: AddressBudget(perSecond: settings.inboxRate, burst: settings.inboxBurst)))
     }

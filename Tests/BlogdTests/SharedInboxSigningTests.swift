@@ -120,10 +120,10 @@ struct SharedInboxSigningTests {
         }
     }
 
-    /// Bob's actor at `base` (the stub server's own URL).
-    static func actor(base: String) -> [UInt8] {
+    /// Bob's actor at `base` (the stub server's own URL), with `key`.
+    static func actor(base: String, key pair: ActorKeyPair = bob) -> [UInt8] {
         let id = base + "/users/bob"
-        let key: [String: Any] = ["id": id + "#main-key", "owner": id, "publicKeyPem": bob.publicKeyPEM]
+        let key: [String: Any] = ["id": id + "#main-key", "owner": id, "publicKeyPem": pair.publicKeyPEM]
         let document: [String: Any] = ["id": id, "type": "Person", "inbox": id + "/inbox", "publicKey": key]
         return Array(try! JSONSerialization.data(withJSONObject: document))
     }
