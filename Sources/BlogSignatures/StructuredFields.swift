@@ -50,6 +50,11 @@ public enum StructuredFields {
 
     /// Longer fields are refused unread.
     public static let maxLength = 8 * 1024
+    /// Members of a dictionary, items of an inner list, parameters of one
+    /// item: past these a field is refused, so that no field of 8 KiB of
+    /// one-byte members makes the duplicate checks quadratic.
+    public static let maxMembers = 64
+    public static let maxParameters = 32
 
     /// A Dictionary field's members, in order. A key given twice keeps
     /// its last value, as RFC 8941 says, in the first one's place.
@@ -116,6 +121,9 @@ public enum StructuredFields {
                 if let found = entries.firstIndex(where: { $0.key == key }) {
                     entries[found].member = member
                 } else {
+                    guard entries.count < StructuredFields.maxMembers else {
+                        throw .malformed("more than \(StructuredFields.maxMembers) members")
+                    }
                     entries.append(Entry(key: key, member: member))
                 }
                 skip(Self.isOWS)
@@ -140,6 +148,9 @@ public enum StructuredFields {
                 if byte == UInt8(ascii: ")") {
                     index += 1
                     return .innerList(items, parameters: try parameters())
+                }
+                guard items.count < StructuredFields.maxMembers else {
+                    throw .malformed("more than \(StructuredFields.maxMembers) items in an inner list")
                 }
                 items.append(try item())
                 guard let next = current, next == 0x20 || next == UInt8(ascii: ")") else {
@@ -167,6 +178,9 @@ public enum StructuredFields {
                 if let at = found.firstIndex(where: { $0.key == key }) {
                     found[at].value = value
                 } else {
+                    guard found.count < StructuredFields.maxParameters else {
+                        throw .malformed("more than \(StructuredFields.maxParameters) parameters")
+                    }
                     found.append(Parameter(key: key, value: value))
                 }
             }

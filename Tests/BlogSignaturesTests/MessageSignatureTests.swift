@@ -118,6 +118,13 @@ import Testing
         #expect(entries[1].member == .innerList(inner, parameters: [.init(key: "p", value: .bool(false))]))
         #expect(entries[2].member == .item(.init(value: .bool(true), parameters: [.init(key: "q", value: .bytes([1, 2]))])))
         #expect(entries[3].member == .item(.init(value: .token("tok/en"), parameters: [])))
+        // 8 KiB of tiny members, items or parameters: refused past the bounds, not read quadratically.
+        let members = (0..<65).map { "k\($0)" }.joined(separator: ",")
+        #expect(throws: SignatureError.malformed("more than 64 members")) { _ = try StructuredFields.dictionary(members) }
+        let items = "a=(" + (0..<65).map { _ in "1" }.joined(separator: " ") + ")"
+        #expect(throws: SignatureError.malformed("more than 64 items in an inner list")) { _ = try StructuredFields.dictionary(items) }
+        let parameters = "a=1" + (0..<33).map { ";p\($0)" }.joined()
+        #expect(throws: SignatureError.malformed("more than 32 parameters")) { _ = try StructuredFields.dictionary(parameters) }
         for bad in ["A=1", "a=1,", "a=(\"x\"", "a=\"open", "a=1.5", "a=:!!:", "a=?2", "a=1 b=2", "a=\"\u{1}\""] {
             #expect(throws: SignatureError.self, "\(bad)") { _ = try StructuredFields.dictionary(bad) }
         }
