@@ -39,6 +39,56 @@ struct MessageSignatureInteropTests {
     print(json.dumps(list(request.headers.items())))
     """#
 
+    /// The library's verdict on a request we signed: "ok", or its error.
+    static let verifyScript = #"""
+    sys, json, warnings = (__import__(name) for name in ("sys", "json", "warnings"))
+    warnings.simplefilter("ignore")
+    requests = __import__("requests")
+    from http_message_signatures import HTTPMessageVerifier, HTTPSignatureKeyResolver, algorithms
+    args = json.load(open(sys.argv[1]))
+    class Keys(HTTPSignatureKeyResolver):
+        def resolve_public_key(self, key_id):
+            return args["public"].encode()
+    algorithm = {"rsa-v1_5-sha256": algorithms.RSA_V1_5_SHA256, "rsa-pss-sha512": algorithms.RSA_PSS_SHA512}[args["alg"]]
+    body = args["body"].encode()
+    request = requests.Request("POST", args["url"], data=body, headers=dict(args["headers"])).prepare()
+    try:
+        results = HTTPMessageVerifier(signature_algorithm=algorithm, key_resolver=Keys()).verify(request, body=body)
+        print(json.dumps("ok" if results and results[0].body == body else "no body"))
+    except Exception as error:
+        print(json.dumps(type(error).__name__))
+    """#
+
+    /// What the library says of `headers` on `body`, under `key`.
+    static func theirVerdict(_ python: String, headers: [(String, String)], body: [UInt8], algorithm: String,
+                             key: ActorKeyPair = TestKeys.alice) throws -> String {
+        let args: [String: Any] = ["public": key.publicKeyPEM, "alg": algorithm, "body": String(decoding: body, as: UTF8.self),
+                                   "url": "https://blog.example/ap/alice/inbox", "headers": headers.map { [$0.0, $0.1] }]
+        let output: String = try withTemporaryFolder { folder in
+            let file = folder.appendingPathComponent("args.json")
+            try JSONSerialization.data(withJSONObject: args).write(to: file)
+            let (status, output) = try tool(python, ["-c", verifyScript, file.path])
+            try #require(status == 0, "the verifier exited \(status): \(output)")
+            return output
+        }
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8), options: .fragmentsAllowed) as? String)
+    }
+
+    @Test(arguments: ["rsa-v1_5-sha256", "rsa-pss-sha512"])
+    func weSignTheyVerify(_ algorithm: String) throws {
+        guard let python = try Self.python() else { return }
+        let headers = try MessageSignatureSigner.sign(method: "POST", url: "https://blog.example/ap/alice/inbox",
+                                                      body: TestKeys.body, keyID: TestKeys.keyID,
+                                                      privateKey: TestKeys.alice.privateKey, now: Date(), algorithm: algorithm)
+        #expect(try Self.theirVerdict(python, headers: headers, body: TestKeys.body, algorithm: algorithm) == "ok")
+        var changed = TestKeys.body
+        changed[10] ^= 0x20
+        #expect(try Self.theirVerdict(python, headers: headers, body: changed, algorithm: algorithm) != "ok")
+        let wrongKey = try Self.theirVerdict(python, headers: headers, body: TestKeys.body, algorithm: algorithm,
+                                             key: TestKeys.mallory)
+        #expect(wrongKey != "ok")
+    }
+
     /// A POST to alice's inbox signed by the library, as our inbox reads it.
     static func theirs(_ python: String, algorithm: String = "rsa-v1_5-sha256", created: Date = TestKeys.now,
                        components: [String] = ["@method", "@target-uri"], digest: Bool = true) throws -> SignedRequest {
