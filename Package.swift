@@ -252,6 +252,7 @@ let package = Package(
         // -sanitize=fuzzer,address; a plain build replays inputs instead.
         .executableTarget(name: "BlogFuzz", dependencies: [
             "BlogWire", "BlogCore", "BlogModel", "BlogPages", "BlogApp", "BlogPhotos",
+            "BlogSignatures",
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
         .target(

@@ -6,7 +6,7 @@ import Foundation
 /// or a key document of its own (`{id, owner, publicKeyPem}`) that points
 /// to its owner.
 enum ActorKeyDocument {
-    static func key(in body: [UInt8], keyID: String) throws(KeyFetchError) -> ActorKey {
+    static func key(in body: [UInt8], keyID: String) throws(KeyFetchError) -> RemoteActorKey {
         guard let document = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
             throw .noKey("the document is not a JSON object")
         }
@@ -40,7 +40,7 @@ enum ActorKeyDocument {
             throw .badOwner("the owner \(owner.prefix(200)) is not on the key's host")
         }
         do {
-            return ActorKey(keyID: keyID, owner: owner, publicKey: try ActorKeyPair.publicKey(pem: pem))
+            return RemoteActorKey(keyID: keyID, owner: owner, publicKey: try ActorKeyPair.publicKey(pem: pem))
         } catch {
             throw .badKey(error.description)
         }

@@ -28,7 +28,8 @@ public enum InboxVerificationError: Error, Sendable, Equatable, CustomStringConv
     }
 }
 
-/// The inbox's check of a POST: the signature parsed and checked (covered
+/// The inbox's check of a POST, signed by draft-cavage-12 or RFC 9421
+/// (`RequestSignature`): the signature parsed and checked (covered
 /// headers, date, digest) before any key is fetched, so a request that
 /// fails on its face costs no fetch; then the signer's key from the
 /// `KeyFetcher`, and the RSA check. A key from the cache that fails is
@@ -50,20 +51,20 @@ public final class InboxVerifier: Sendable {
     }
 
     public func verify(_ request: SignedRequest, peerAddress: String) async throws(InboxVerificationError) -> VerifiedSigner {
-        let signature: SignatureHeader
+        let signature: RequestSignature
         do {
-            signature = try SignatureHeader.find(in: request.headers)
-            try verifier.check(request, signature, now: now())
+            signature = try RequestSignature.find(in: request.headers)
+            try signature.check(request, window: verifier.window, now: now())
         } catch {
             throw .signature(error)
         }
         var (key, cached) = try await fetch(signature.keyID, peerAddress, refresh: false)
         do {
-            try verifier.verify(request, signature, key: key.publicKey)
+            try signature.verify(request, key: key.publicKey)
         } catch SignatureError.badSignature where cached {
             (key, cached) = try await fetch(signature.keyID, peerAddress, refresh: true)
             do {
-                try verifier.verify(request, signature, key: key.publicKey)
+                try signature.verify(request, key: key.publicKey)
             } catch {
                 throw .signature(error)
             }
@@ -73,7 +74,7 @@ public final class InboxVerifier: Sendable {
         return VerifiedSigner(actorID: key.owner, keyID: key.keyID)
     }
 
-    private func fetch(_ keyID: String, _ peerAddress: String, refresh: Bool) async throws(InboxVerificationError) -> (ActorKey, Bool) {
+    private func fetch(_ keyID: String, _ peerAddress: String, refresh: Bool) async throws(InboxVerificationError) -> (RemoteActorKey, Bool) {
         do {
             let (key, cached) = try await keys.key(for: keyID, from: peerAddress, refresh: refresh)
             return (key, cached)

@@ -23,10 +23,10 @@ import Synchronization
 public final class KeyFetcher: Sendable {
     public static let accept = #"application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams""#
 
-    public typealias Waiter = CheckedContinuation<Result<(ActorKey, Bool), KeyFetchError>, Never>
+    public typealias Waiter = CheckedContinuation<Result<(RemoteActorKey, Bool), KeyFetchError>, Never>
 
     private struct Kept {
-        var key: ActorKey
+        var key: RemoteActorKey
         var fetched: Date
     }
 
@@ -64,7 +64,7 @@ public final class KeyFetcher: Sendable {
     /// `refresh`, a kept key older than `refetchAfter` is fetched again
     /// (the actor may have rotated it); a younger one is returned as is.
     /// `peerAddress` is charged for a fetch it causes.
-    public func key(for keyID: String, from peerAddress: String, refresh: Bool = false) async throws(KeyFetchError) -> (key: ActorKey, cached: Bool) {
+    public func key(for keyID: String, from peerAddress: String, refresh: Bool = false) async throws(KeyFetchError) -> (key: RemoteActorKey, cached: Bool) {
         let (url, host) = try ActorKeyDocument.documentURL(keyID)
         let result = await withCheckedContinuation { (waiter: Waiter) in
             switch decide(keyID, host: host, peerAddress: peerAddress, refresh: refresh, waiter: waiter) {
@@ -84,7 +84,7 @@ public final class KeyFetcher: Sendable {
     }
 
     private enum Decision {
-        case answer(Result<(ActorKey, Bool), KeyFetchError>)
+        case answer(Result<(RemoteActorKey, Bool), KeyFetchError>)
         case joined
         case lead
     }
@@ -123,7 +123,7 @@ public final class KeyFetcher: Sendable {
 
     /// Fetches the document, keeps the key, and answers every waiter.
     private func fetch(_ keyID: String, url: String) async {
-        var result: Result<(ActorKey, Bool), KeyFetchError>
+        var result: Result<(RemoteActorKey, Bool), KeyFetchError>
         do throws(OutgoingHTTPError) {
             let answer = try await http.get(url, headers: [("Accept", Self.accept)], maxBytes: limits.maxBytes)
             if (200..<300).contains(answer.status) {

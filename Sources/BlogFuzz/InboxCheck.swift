@@ -5,6 +5,7 @@ import BlogCore
 /// every id it returns is an http(s) URL within the length limit, and a
 /// Note's text and name stay within theirs.
 func checkInbox(_ data: [UInt8]) {
+    checkInboxSignature(data)
     guard let activity = try? InboundActivity.parse(data) else { return }
     var ids = [activity.actor]
     switch activity {

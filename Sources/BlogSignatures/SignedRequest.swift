@@ -9,13 +9,19 @@ public struct SignedRequest: Sendable {
     /// Every header, in order; names in any case, repeats allowed.
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// The scheme the request was sent to, as the site's base URL has it
+    /// (`https` behind a TLS proxy, whatever the socket's): RFC 9421's
+    /// `@scheme` and `@target-uri`. draft-cavage signs none.
+    public var scheme: String
 
-    public init(method: String, path: String, query: String = "", headers: [(String, String)], body: [UInt8] = []) {
+    public init(method: String, path: String, query: String = "", headers: [(String, String)], body: [UInt8] = [],
+                scheme: String = "https") {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.scheme = scheme
     }
 
     /// The request target as sent: path, and `?query` when there is one.

@@ -29,6 +29,7 @@ final class ActivityPubFixture: @unchecked Sendable {
         hooks.publicKeyPEM = { _ in Self.pem }
         hooks.followerCount = { _ in followers }
         hooks.openRegistrations = { false }
+        hooks.instanceKeyPEM = { Self.pem }
         pages = ActivityPubPages(storage: blog.store, baseURL: Self.base, hooks: hooks,
                                  budget: ReadingBudget(perSecond: perSecond, burst: burst, now: { TestBlog.date(of: clock) }),
                                  now: { TestBlog.date(of: clock) })

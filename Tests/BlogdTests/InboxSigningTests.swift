@@ -13,7 +13,7 @@ import BlogApp
 
 /// blogd's inbox signature check as wired (`VerifiedInboxSignatures` over
 /// `InboxVerifier` and a `KeyFetcher` on `BlogSignedHTTP`, in the inbox's
-/// `SigningBlog` scope) with a stub network and a real SQLite store for
+/// `SigningActor` scope) with a stub network and a real SQLite store for
 /// the blog's key: the key fetched by a GET signed as the blog posted to,
 /// the follower's actor read the same way, and the refusals a hostile
 /// sender can aim at: no signature, a stale date, a body that does not
@@ -54,6 +54,7 @@ import BlogApp
         let folder: URL
         let store: SQLiteStore
         let keys: BlogKeys
+        let instance: InstanceActorKey
         let network: Network
         let signatures: VerifiedInboxSignatures
         let profiles: SignedActorProfiles
@@ -64,8 +65,9 @@ import BlogApp
             store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
             _ = try store.createUser(name: "alice", passwordHash: "x", at: Date())
             keys = BlogKeys(storage: store)
+            instance = InstanceActorKey(storage: store)
             network = Network(document: document)
-            let signed = BlogSignedHTTP(base: network, keys: keys, urls: .init(base: InboxSigningTests.base))
+            let signed = BlogSignedHTTP(base: network, keys: keys, instance: instance, urls: .init(base: InboxSigningTests.base))
             let fetcher = KeyFetcher(http: signed, limits: KeyFetchLimits(perHostRate: 0.0001, perHostBurst: burst))
             signatures = VerifiedInboxSignatures(verifier: InboxVerifier(keys: fetcher), waitSeconds: 600)
             profiles = SignedActorProfiles(http: signed, waitSeconds: 600)
@@ -85,17 +87,40 @@ import BlogApp
             return WebRequest(method: .post, path: "/ap/alice/inbox", headers: fields, body: Array(body.utf8))
         }
 
-        /// The check as alice's inbox makes it.
-        func check(_ request: WebRequest) -> Result<InboxSigner, InboxSignatureRefusal> {
-            SigningBlog.$name.withValue("alice") { signatures.signer(of: request) }
+        /// The check as alice's inbox makes it (or `as` another signer: the shared inbox's).
+        func check(_ request: WebRequest, as signer: SigningActor = .blog("alice")) -> Result<InboxSigner, InboxSignatureRefusal> {
+            SigningActor.$current.withValue(signer) { signatures.signer(of: request) }
         }
 
         func remove() { try? FileManager.default.removeItem(at: folder) }
     }
 
-    @Test func theSharedInboxSignsNothing() {
-        #expect(InboxSigningScope.blog(ofInboxPath: "/ap/alice/inbox") == "alice")
-        #expect(InboxSigningScope.blog(ofInboxPath: "/ap/inbox") == nil)
+    @Test func theSharedInboxSignsAsTheSite() {
+        #expect(InboxSigningScope.signer(ofInboxPath: "/ap/alice/inbox") == .blog("alice"))
+        #expect(InboxSigningScope.signer(ofInboxPath: "/ap/inbox") == .instance)
+        #expect(InboxSigningScope.signer(ofInboxPath: "/ap/alice/outbox") == nil)
+        #expect(InboxSigningScope.signer(ofInboxPath: "/ap//inbox") == nil)
+        #expect(InboxSigningScope.signer(ofInboxPath: "/inbox") == nil)
+    }
+
+    /// At the shared inbox no blog asks: the key is fetched by a GET signed
+    /// with the site's own key (`BASE ap#main-key`), made once and stored.
+    @Test func theSharedInboxFetchesKeysSignedAsTheSite() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let signer = try f.check(f.request(), as: .instance).get()
+        #expect(signer == InboxSigner(actor: Self.actor))
+        let get = try #require(f.network.gets.withLock { $0.first })
+        let signature = try SignatureHeader.find(in: get.headers)
+        #expect(signature.keyID == "http://blog.test/ap#main-key")
+        #expect(signature.headers == ["(request-target)", "host", "date"])
+        let stored = try #require(try f.store.instanceKeyPEM())
+        let key = try ActorKeyPair(privateKeyPEM: stored).publicKey
+        let request = SignedRequest(method: "GET", path: "/users/bob", headers: get.headers)
+        try HTTPSignatureVerifier().verify(request, signature, key: key)
+        // No blog's key was made for it.
+        #expect(try f.store.actorKey(ofUserID: 1) == nil)
+        #expect(try f.instance.publicKeyPEM() == ActorKeyPair(privateKeyPEM: stored).publicKeyPEM)
     }
 
     @Test func aSignedFollowIsVerifiedWithAKeyFetchedBySignedGet() throws {
@@ -104,7 +129,7 @@ import BlogApp
         let signer = try f.check(f.request()).get()
         #expect(signer == InboxSigner(actor: Self.actor))
         // The follower's inbox, read the same way (a Follow asks for it).
-        let profile = SigningBlog.$name.withValue("alice") { f.profiles.profile(of: Self.actor) }
+        let profile = SigningActor.$current.withValue(.blog("alice")) { f.profiles.profile(of: Self.actor) }
         #expect(profile?.inbox == Self.actor + "/inbox")
         #expect(f.network.gets.withLock { $0.allSatisfy { get in get.headers.contains { $0.0 == "Signature" } } })
         let get = try #require(f.network.gets.withLock { $0.first })

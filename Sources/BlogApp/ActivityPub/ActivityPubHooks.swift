@@ -17,6 +17,9 @@ public struct ActivityPubHooks: Sendable {
     public var openRegistrations: @Sendable () -> Bool
     /// blogd's version, for NodeInfo.
     public var version: String
+    /// The site's own actor's RSA public key, PEM (SPKI), made on first
+    /// need; throws when it cannot be had now (`BASE ap` answers `503`).
+    public var instanceKeyPEM: @Sendable () throws -> String = { throw ActivityPubError.noKey }
 
     /// No key yet (the actor answers 503 until `publicKeyPEM` is given),
     /// no followers, follows accepted at once, registration open.

@@ -120,6 +120,11 @@ public struct ActivityPubPages: WebApplication {
         case .following(let name):
             guard let user = try storage.user(named: name) else { return Self.noBlog }
             return Self.json(CollectionDocuments.following(user: user.name, urls: urls))
+        case .instanceActor:
+            guard let pem = try? hooks.instanceKeyPEM() else {
+                return Self.plain(.serviceUnavailable, "The site's key is not ready; try again.\n", extra: [.retryAfter: "5"])
+            }
+            return Self.json(InstanceActorDocument(publicKeyPEM: pem, urls: urls).document)
         case .object(let name, let id), .objectPage(let name, let id):
             guard let user = try storage.user(named: name) else { return Self.noBlog }
             if let post = try storage.posts(ids: [id]).first, post.userID == user.id {
@@ -145,7 +150,12 @@ public struct ActivityPubPages: WebApplication {
         case .elsewhere: return Self.plain(.notFound, "Not a blog of this site.\n", extra: Self.cors)
         case .user(let given): name = given
         }
-        guard (try? Username(name)) != nil, let user = try storage.user(named: name) else {
+        let blog = (try? Username(name)) == nil ? nil : try storage.user(named: name)
+        // acct:HOST@HOST: the site's own actor, unless a blog has that name.
+        if blog == nil, finger.namesInstance(name) {
+            return Self.json(finger.instanceDocument(rels: query.all("rel")), type: WebFingerDocument.mediaType)
+        }
+        guard let user = blog else {
             return Self.plain(.notFound, "No such blog.\n", extra: Self.cors)
         }
         return Self.json(finger.document(user: user.name, rels: query.all("rel")), type: WebFingerDocument.mediaType)
@@ -194,6 +204,7 @@ public struct ActivityPubPages: WebApplication {
         switch route {
         case .actor(let name), .outbox(let name), .followers(let name), .following(let name): urls.page(name)
         case .object(let name, let id): urls.page(name, id: id)
+        case .instanceActor: urls.base
         case .webFinger, .nodeInfoLinks, .nodeInfo, .actorPage, .objectPage: nil
         }
     }

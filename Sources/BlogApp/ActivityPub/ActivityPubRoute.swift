@@ -18,6 +18,8 @@ enum ActivityPubRoute: Equatable {
     case actorPage(String)
     /// A post's page, `NAME/ID.html`, asked as JSON: the object.
     case objectPage(String, id: Int64)
+    /// `ap` itself: the site's own actor (`InstanceActorDocument`).
+    case instanceActor
 
     static let webFingerPath = "/.well-known/webfinger"
     static let nodeInfoPath = "/.well-known/nodeinfo"
@@ -34,6 +36,7 @@ enum ActivityPubRoute: Equatable {
             let schema = String(path.dropFirst("/nodeinfo/".count))
             return NodeInfoDocument.schemas.contains(schema) ? .nodeInfo(schema: schema) : nil
         }
+        if path == "/" + PageRenderer.activityFolder { return .instanceActor }
         let prefix = "/" + PageRenderer.activityFolder + "/"
         guard path.hasPrefix(prefix) else { return nil }
         let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)

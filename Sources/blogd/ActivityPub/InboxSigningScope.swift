@@ -2,8 +2,8 @@ import BlogApp
 import BlogWeb
 
 /// The inbox with its outgoing GETs (the signer's key, a follower's
-/// actor) signed as the blog posted to (`SigningBlog`); the shared inbox
-/// has no blog, and its GETs go unsigned.
+/// actor) signed as the blog posted to, or for the shared inbox, which
+/// has no blog, as the site's own actor (`SigningActor`).
 struct InboxSigningScope: WebApplication {
     let inbox: InboxEndpoint
 
@@ -12,13 +12,16 @@ struct InboxSigningScope: WebApplication {
     func refusal(beforeReading request: WebRequest) -> WebResponse? { inbox.refusal(beforeReading: request) }
 
     func respond(to request: WebRequest) -> WebResponse {
-        SigningBlog.$name.withValue(Self.blog(ofInboxPath: request.path)) { inbox.respond(to: request) }
+        SigningActor.$current.withValue(Self.signer(ofInboxPath: request.path)) { inbox.respond(to: request) }
     }
 
-    /// NAME of `/ap/NAME/inbox`; nil for the shared inbox.
-    static func blog(ofInboxPath path: String) -> String? {
+    /// `.blog(NAME)` for `/ap/NAME/inbox`, `.instance` for the shared
+    /// inbox `/ap/inbox`; nil for any other path.
+    static func signer(ofInboxPath path: String) -> SigningActor? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0].isEmpty, parts[1] == "ap", parts[3] == "inbox", !parts[2].isEmpty else { return nil }
-        return String(parts[2])
+        guard parts.count >= 3, parts[0].isEmpty, parts[1] == "ap" else { return nil }
+        if parts.count == 3, parts[2] == "inbox" { return .instance }
+        guard parts.count == 4, parts[3] == "inbox", !parts[2].isEmpty else { return nil }
+        return .blog(String(parts[2]))
     }
 }

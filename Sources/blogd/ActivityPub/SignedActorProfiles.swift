@@ -2,7 +2,7 @@ import BlogApp
 import BlogCore
 
 /// A follower's actor document, fetched with a GET signed as the blog
-/// posted to (`SigningBlog`, through `BlogSignedHTTP`) within the bounded
+/// posted to (`SigningActor`, through `BlogSignedHTTP`) within the bounded
 /// fetcher: bovine's actors answer nothing else.
 struct SignedActorProfiles: InboxActorProfiles {
     let http: any OutgoingHTTP

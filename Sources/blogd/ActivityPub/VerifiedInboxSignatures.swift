@@ -13,10 +13,14 @@ import BlogWeb
 struct VerifiedInboxSignatures: InboxSignatureChecking {
     let verifier: InboxVerifier
     var waitSeconds: Double = 10
+    /// The base URL's scheme: what an RFC 9421 signature's `@target-uri` was
+    /// signed with, whatever the socket's (a TLS proxy in front).
+    var scheme = "https"
 
     func signer(of request: WebRequest) -> Result<InboxSigner, InboxSignatureRefusal> {
         let signed = SignedRequest(method: request.method.rawValue, path: request.path, query: request.query,
-                                   headers: request.headers.map { ($0.name.rawName, $0.value) }, body: request.body)
+                                   headers: request.headers.map { ($0.name.rawName, $0.value) }, body: request.body,
+                                   scheme: scheme)
         switch verifier.verifyWaiting(signed, peerAddress: request.peerAddress, within: waitSeconds) {
         case .success(let signer):
             return .success(InboxSigner(actor: signer.actorID))

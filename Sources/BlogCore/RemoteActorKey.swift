@@ -1,7 +1,8 @@
 import BlogSignatures
 
-/// A public key fetched from the fediverse, with the actor it speaks for.
-public struct ActorKey: Sendable {
+/// A public key fetched from the fediverse, with the actor it speaks for
+/// (a blog's own key pair, as stored, is BlogModel's `ActorKey`).
+public struct RemoteActorKey: Sendable {
     /// The `keyId` signatures name (`https://m.example/users/bob#main-key`).
     public var keyID: String
     /// The actor that owns the key: what a verified request is from.
