@@ -153,14 +153,35 @@ public final class OutgoingFetcher: Sendable {
         // resolves to by the time the client looks it up again.
         configuration.dnsOverride = [target.host: address.text]
         configuration.httpVersion = .http1Only
+        // A refused or failed connection fails the fetch at once: the
+        // client's own retries went on until the time limit (a closed
+        // port held a sender's batch for all of it); callers retry with
+        // their backoff.
+        configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
         do {
             let response = try await send(target, method: method, headers: headers, body: body, with: client)
-            try await client.shutdown()
+            try await Self.close(client)
             return response
         } catch {
-            try? await client.shutdown()
+            try? await Self.close(client)
             throw error
+        }
+    }
+
+    /// Where clients report their shutdown: a serial queue, so Dispatch's
+    /// overcommit pool, which starts a thread when one is needed.
+    private static let shutdowns = DispatchQueue(label: "blogd-fetch-shutdown")
+
+    /// Shuts `client` down. Not its async `shutdown()`: that reports on
+    /// `DispatchQueue.global()`, the pool Swift's global executor runs on,
+    /// one thread a core on Linux; with those threads blocked (waiting for
+    /// a send, as a sender's caller may) no fetch could ever finish.
+    private static func close(_ client: HTTPClient) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            client.shutdown(queue: shutdowns) { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
         }
     }
 

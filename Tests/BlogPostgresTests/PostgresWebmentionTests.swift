@@ -10,7 +10,7 @@ import Testing
 
 /// Two blogd instances on one PostgreSQL database, each with its sender:
 /// every queued Webmention is sent once, by one of them.
-@Suite("PostgreSQL: Webmention senders", .enabled(if: PostgresCluster.enabled))
+@Suite("PostgreSQL: Webmention senders", .enabled(if: PostgresCluster.enabled), .offPool)
 struct PostgresWebmentionTests {
     @Test func twoSendersSendEachRowOnce() throws {
         let url = try freshDatabase()

@@ -10,7 +10,7 @@ import Testing
 /// (PyPI), found through `BLOGD_PYTHON`, finds the same mentions in our
 /// post page as our sender sends, and discovers the same endpoints on the
 /// receivers' pages as ours did.
-@Suite("Webmention interop (ronkyuu)")
+@Suite("Webmention interop (ronkyuu)", .offPool)
 struct WebmentionInteropTests {
     /// The interpreter with ronkyuu, or nil (one line said) when it is
     /// missing and not required (`BLOGD_REQUIRE_PY_TOOLS=1` fails instead).

@@ -11,7 +11,7 @@ import Testing
 /// port queue their links in their own commit, and the sender discovers
 /// each receiver's endpoint (a `Link` header, a `<link>`, a relative
 /// `<a>`) and POSTs source and target; retries wait on the test's clock.
-@Suite("Webmention sending")
+@Suite("Webmention sending", .offPool)
 struct WebmentionSendingTests {
     static let base = "http://blog.test/"
 

@@ -460,15 +460,3 @@ final class HeldHTTP: OutgoingHTTP {
         return HTTPAnswer(url: url, status: 202, headers: [:], body: [])
     }
 }
-
-/// Dispatch threads for tests that block.
-final class BlockingExecutor: TaskExecutor, Sendable {
-    static let shared = BlockingExecutor()
-
-    private let queue = DispatchQueue(label: "test-blocking", attributes: .concurrent)
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
