@@ -52,6 +52,10 @@ struct Fanout: ParsableCommand {
     @Option(help: ArgumentHelp("Check the signature of every n-th delivery.", valueName: "n"))
     var checkEvery = 10
 
+    @Option(help: ArgumentHelp("Hosts (the first ones) that read each delivery and never answer; what they hold is not waited for.",
+                               valueName: "n"))
+    var silentHosts = 0
+
     @Option(help: ArgumentHelp("The farm's addresses: 127.BLOCK.X.Y.", valueName: "block"))
     var block = 1
 
@@ -70,6 +74,7 @@ struct Fanout: ParsableCommand {
         guard followers >= hosts else { throw ValidationError("--followers must be at least --hosts.") }
         guard (2...255).contains(block) || block == 1 else { throw ValidationError("--block must be 1...255.") }
         guard baseline >= 0, timeout > 0 else { throw ValidationError("--baseline and --timeout must be positive.") }
+        guard (0..<hosts).contains(silentHosts) else { throw ValidationError("--silent-hosts must be 0...hosts-1.") }
         guard checkEvery >= 1 else { throw ValidationError("--check-every must be at least 1.") }
         for setting in set where !(setting.hasPrefix("BLOGD_") && setting.contains("=")) {
             throw ValidationError("--set \(setting): give BLOGD_NAME=VALUE.")
@@ -104,7 +109,8 @@ struct Fanout: ParsableCommand {
         status("starting the farm: \(grouped(hosts)) hosts on 127.\(block).x.y")
         let farm: InboxFarm
         do {
-            farm = try InboxFarm(hosts: hosts, block: block, threads: farmThreads)
+            farm = try InboxFarm(hosts: hosts, block: block, threads: farmThreads,
+                                 behaviour: { [silentHosts] in $0 < silentHosts ? .silent : .accept })
         } catch {
             throw BenchFailure(message: "the farm cannot start: \(error)")
         }
@@ -160,7 +166,8 @@ struct Fanout: ParsableCommand {
         for (index, blog) in Self.blogs.enumerated() {
             let phase = index + 1
             var result = FanoutPhase(name: blog.shared ? "shared inboxes" : "personal inboxes")
-            result.deliveries = blog.shared ? hosts : followers
+            // Those to the silent hosts never arrive: not waited for.
+            result.deliveries = blog.shared ? hosts - silentHosts : (0..<followers).count(where: { $0 % hosts >= silentHosts })
             client.enter(phase)
             memory.enter(phase)
             status("\(result.name): \(blog.name) posts once, \(grouped(result.deliveries)) deliveries")
@@ -195,7 +202,8 @@ struct Fanout: ParsableCommand {
                             signOnlyMicroseconds: signing?.signOnly, phases: results,
                             signaturesChecked: totals.verified, signaturesBad: totals.badSignatures,
                             signatureProblems: farm.signatureProblems, checkEvery: checkEvery,
-                            peakPerHost: totals.peakPerHost, settings: set.sorted(), exitStatus: exit)
+                            peakPerHost: totals.peakPerHost, silentHosts: silentHosts, settings: set.sorted(),
+                            exitStatus: exit)
     }
 
     private func expect(_ message: [UInt8], _ reply: Reply, on route: Route) throws(BenchFailure) {

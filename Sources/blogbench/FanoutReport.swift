@@ -28,6 +28,13 @@ struct FanoutPhase: Encodable {
         return cpuSeconds * 1000 / Double(arrived)
     }
 
+    /// The same, less the client's posts in the phase at what a post
+    /// cost in the baseline (`perPost`, CPU seconds): the deliveries' own.
+    func netCPUPerDelivery(perPost: Double?) -> Double? {
+        guard arrived > 0, let cpuSeconds, let perPost else { return nil }
+        return max(0, cpuSeconds - perPost * Double(newposts)) * 1000 / Double(arrived)
+    }
+
     mutating func add(_ stats: ProbeStats) {
         newposts = stats.count
         newpostP50Ms = stats.milliseconds(atPercentile: 50)
@@ -52,8 +59,16 @@ struct FanoutReport: Encodable {
     var signatureProblems: [String]
     var checkEvery: Int
     var peakPerHost: Int
+    /// Hosts that never answered (their deliveries not counted in the phases).
+    var silentHosts: Int
     var settings: [String]
     var exitStatus: Int32?
+
+    /// blogd's CPU seconds a post in the baseline (the client alone).
+    var baselineCPUPerPost: Double? {
+        guard let baseline = phases.first, baseline.newposts > 0, let cpu = baseline.cpuSeconds else { return nil }
+        return cpu / Double(baseline.newposts)
+    }
 
     func json() -> String {
         let encoder = JSONEncoder()
@@ -67,6 +82,7 @@ struct FanoutReport: Encodable {
         }
         var lines = ["blogbench fanout: \(grouped(followers)) followers of each blog on \(grouped(hosts)) hosts;"
                      + " \(cores) cores, load average \(loadAverage.map { number($0) }.joined(separator: " ")) at the start"]
+        if silentHosts > 0 { lines.append("\(silentHosts) silent hosts: their deliveries are not counted or waited for") }
         if !settings.isEmpty { lines.append("settings: \(settings.joined(separator: " "))") }
         if let signWithParseMicroseconds, let signOnlyMicroseconds {
             lines.append("one signature here: \(Int(signWithParseMicroseconds)) µs as blogd signs (PEM parsed),"
@@ -74,16 +90,20 @@ struct FanoutReport: Encodable {
         }
         lines.append("")
         var rows = [["phase", "deliveries", "arrived", "first s", "all s", "per s", "blogd CPU s", "CPU ms/delivery",
-                     "peak RSS MB", "newposts", "p50 ms", "p99 ms", "max ms", "failed"]]
+                     "net", "peak RSS MB", "newposts", "p50 ms", "p99 ms", "max ms", "failed"]]
+        let perPost = baselineCPUPerPost
         for phase in phases {
             rows.append([phase.name, phase.deliveries == 0 ? "-" : grouped(phase.deliveries),
                          phase.deliveries == 0 ? "-" : grouped(phase.arrived),
                          number(phase.firstSeconds), number(phase.allSeconds), number(phase.perSecond, 0),
-                         number(phase.cpuSeconds), number(phase.cpuPerDelivery), number(phase.peakRSSMB, 1),
+                         number(phase.cpuSeconds), number(phase.cpuPerDelivery),
+                         number(phase.netCPUPerDelivery(perPost: perPost)), number(phase.peakRSSMB, 1),
                          grouped(phase.newposts), number(phase.newpostP50Ms), number(phase.newpostP99Ms),
                          number(phase.newpostMaxMs), grouped(phase.newpostFailures)])
         }
         lines += TableText.aligned(rows)
+        lines.append("net: CPU a delivery less the client's posts in the phase, at the baseline's"
+                     + " \(number(perPost.map { $0 * 1000 }, 3)) ms of CPU a post")
         lines.append("")
         lines.append("signatures checked (every \(checkEvery)th delivery, BlogSignatures' verifier, the key of the blog's actor):"
                      + " \(grouped(signaturesChecked)) good, \(grouped(signaturesBad)) bad")
