@@ -1,17 +1,20 @@
 @testable import BlogCore
 import BlogModel
 import BlogTestSupport
+import Dispatch
 import Foundation
 import Logging
 import Synchronization
 import Testing
 
 /// The loop the Webmention sender and the ActivityPub delivery share, over
-/// a queue in memory on the test's clock and sends held at a gate: a
-/// wake-up during a batch is one more look after it, a full batch is
-/// followed at once, a claim stays leased until settled or its lease
-/// ends, the sends are bounded per host and in all, and a stop cancels
-/// the sends under way and settles them.
+/// a queue in memory on the test's clock and sends held at a gate:
+/// wake-ups while the loop is busy are one more look after it, a full
+/// batch is followed at once, a claim stays leased until settled or its
+/// lease ends, the sends are bounded per host and in all (across batches),
+/// a host that never answers holds up only its own claims, finished sends
+/// are settled in groups, and a stop cancels the sends under way and
+/// settles them.
 @Suite("BackgroundSender")
 struct BackgroundSenderTests {
     static let quiet = Logger(label: "test.sender") { _ in SwiftLogNoOpLogHandler() }
@@ -24,16 +27,19 @@ struct BackgroundSenderTests {
                          now: clock.closure, logger: quiet)
     }
 
-    @Test func aWakeUpDuringABatchIsOneMoreLookAfterIt() {
+    /// The loop is free while its sends are under way; wake-ups that come
+    /// while it is busy (here, writing a settle) are one more look after it.
+    @Test func wakeUpsWhileTheLoopIsBusyAreOneMoreLook() {
         let clock = TestClock()
-        let queue = Queue(clock: clock, gate: Gate(open: false))
+        let queue = Queue(clock: clock, gate: Gate(open: true))
         queue.add(1, host: "a")
+        let release = queue.holdNextSettle()
         let sender = Self.sender(clock)
         sender.start(queue)
-        #expect(waitUntil(timeout: 60) { queue.gate.began == [1] })
+        #expect(waitUntil(timeout: 60) { queue.settlesBegun.withLock { $0 } == 1 })
         queue.add(2, host: "a")
         for _ in 0..<3 { sender.wake() }
-        queue.gate.open()
+        release.signal()
         #expect(waitUntil(timeout: 60) { sender.count(.sent) == 2 })
         sender.stop()
         #expect(queue.looks.all.map(\.ids) == [[1], [2]], "three wake-ups, one look")
@@ -104,10 +110,70 @@ struct BackgroundSenderTests {
         }
     }
 
-    @Test func lanesDealAHostsClaimsRound() {
-        let lanes = BackgroundSender<Queue>.lanes(hosts: ["a", "b", "a", "a", "c"], perHost: 2)
-        #expect(lanes.sorted { $0[0] < $1[0] } == [[0, 3], [1], [2], [4]])
-        #expect(BackgroundSender<Queue>.lanes(hosts: [], perHost: 2).isEmpty)
+    /// A host whose sends never end holds its own slots (`perHost`) and
+    /// its claims waiting behind them, nothing else: batch after batch of
+    /// the other hosts' claims is sent and settled meanwhile. A stop then
+    /// cancels its sends, and settles them with its claim that never began.
+    @Test func aHostThatNeverAnswersDoesNotHoldUpTheOthers() {
+        let clock = TestClock()
+        let queue = Queue(clock: clock, gate: Gate(open: false))
+        for id in 1...3 { queue.add(id, host: "stuck") }
+        for id in 4...40 { queue.add(id, host: "h\(id % 5)") }
+        for host in 0..<5 { queue.gate.open(host: "h\(host)") }
+        let sender = Self.sender(clock, batch: 4, perHost: 2)
+        sender.start(queue)
+        #expect(waitUntil(timeout: 60) { sender.count(.sent) == 37 })
+        #expect(queue.gate.began.filter { $0 <= 3 } == [1, 2], "two at once to the stuck host, the third waits")
+        #expect(queue.looks.all.count >= 10, "claimed batch after batch: \(queue.looks.all.count)")
+        #expect(queue.settledIDs == Array(4...40))
+        #expect(sender.underWay == 3)
+
+        sender.stop()
+        #expect(sender.count(.cancelled) == 3 && sender.count(.sent) == 37)
+        #expect(queue.settledIDs == Array(1...40), "each claim settled once")
+        #expect(queue.due == [1: clock.now + Queue.retryDelay, 2: clock.now + Queue.retryDelay,
+                              3: clock.now + Queue.retryDelay])
+        #expect(queue.gate.most.perHost == 2)
+    }
+
+    /// The bounds hold across every batch under way, not only within one:
+    /// three batches claimed while the first's sends are held, and never
+    /// more than `concurrency` sends, nor `perHost` to one host.
+    @Test func boundsHoldAcrossBatches() {
+        let clock = TestClock()
+        let queue = Queue(clock: clock, gate: Gate(open: false))
+        for id in 1...12 { queue.add(id, host: id % 3 == 0 ? "c" : (id % 2 == 0 ? "a" : "b")) }
+        let sender = Self.sender(clock, batch: 4, perHost: 2, concurrency: 5)
+        sender.start(queue)
+        defer { sender.stop() }
+        #expect(waitUntil(timeout: 60) { queue.looks.all.count == 4 && queue.gate.began.count == 5 })
+        #expect(queue.looks.all.map(\.ids) == [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], []])
+        #expect(sender.underWay == 12)
+        queue.gate.open()
+        #expect(waitUntil(timeout: 60) { sender.count(.sent) == 12 })
+        let seen = queue.gate.most
+        #expect(seen.total == 5 && seen.perHost == 2, "\(seen)")
+        #expect(queue.settledIDs == Array(1...12))
+    }
+
+    /// What finishes while a settle is being written is settled after it
+    /// in one write, not one write a send.
+    @Test func finishedSendsAreSettledInGroups() {
+        let clock = TestClock()
+        let queue = Queue(clock: clock, gate: Gate(open: false))
+        for id in 1...9 { queue.add(id, host: "h\(id)") }
+        let sender = Self.sender(clock, batch: 16)
+        let release = queue.holdNextSettle()
+        sender.start(queue)
+        defer { sender.stop() }
+        #expect(waitUntil(timeout: 60) { queue.gate.began.count == 9 })
+        queue.gate.open(host: "h1")
+        #expect(waitUntil(timeout: 60) { queue.settlesBegun.withLock { $0 } == 1 })
+        queue.gate.open()
+        #expect(waitUntil(timeout: 60) { sender.underWay == 0 })
+        release.signal()
+        #expect(waitUntil(timeout: 60) { sender.count(.sent) == 9 })
+        #expect(queue.settles.all.map { $0.outcomes.map(\.id) } == [[1], Array(2...9)])
     }
 
     /// `stop` does not wait for a send: it cancels it, and the batch is
@@ -186,6 +252,9 @@ extension BackgroundSenderTests {
         let failures = Mutex(Failures())
         let looks = Collector<Look>()
         let settles = Collector<Settle>()
+        /// Settles begun (the one held too).
+        let settlesBegun = Mutex(0)
+        private let held = Mutex<DispatchSemaphore?>(nil)
         private let rows = Mutex<[Int: (host: String, due: Date)]>([:])
 
         init(clock: TestClock, gate: Gate, retried: Set<Int> = []) {
@@ -238,7 +307,22 @@ extension BackgroundSenderTests {
             return retried.contains(claim.id) ? .retry : .sent
         }
 
+        /// Holds the next settle until the returned semaphore is signalled.
+        func holdNextSettle() -> DispatchSemaphore {
+            let release = DispatchSemaphore(value: 0)
+            held.withLock { $0 = release }
+            return release
+        }
+
+        /// Every id settled, once per settle it was in.
+        var settledIDs: [Int] { settles.all.flatMap { $0.outcomes.map(\.id) }.sorted() }
+
         func settle(_ claims: [Claim], _ outcomes: [Outcome], at now: Date) throws(StorageError) -> [Outcome] {
+            settlesBegun.withLock { $0 += 1 }
+            held.withLock { held in
+                defer { held = nil }
+                return held
+            }?.wait()
             try fail(settle: true)
             rows.withLock { rows in
                 for (claim, outcome) in zip(claims, outcomes) {
@@ -261,7 +345,9 @@ extension BackgroundSenderTests {
         private struct State {
             var open: Bool
             var opensAt: Int
-            var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+            var waiting: [Int: (host: String, continuation: CheckedContinuation<Void, Never>)] = [:]
+            var openHosts: Set<String> = []
+            var passed = 0
             var released: Set<Int> = []
             var passes = 0
             var inFlight: [String: Int] = [:]
@@ -275,13 +361,26 @@ extension BackgroundSenderTests {
         init(open: Bool, opensAt: Int = .max) { state = Mutex(State(open: open, opensAt: opensAt)) }
 
         var began: [Int] { state.withLock { $0.began } }
+        /// Sends through the gate.
+        var passed: Int { state.withLock { $0.passed } }
         var most: (total: Int, perHost: Int) { state.withLock { $0.most } }
 
         func open() {
             let waiting = state.withLock { state in
                 state.open = true
                 defer { state.waiting = [:] }
-                return Array(state.waiting.values)
+                return state.waiting.values.map(\.continuation)
+            }
+            waiting.forEach { $0.resume() }
+        }
+
+        /// Lets `host`'s sends through, those waiting and those to come.
+        func open(host: String) {
+            let waiting = state.withLock { state in
+                state.openHosts.insert(host)
+                let found = state.waiting.filter { $0.value.host == host }
+                for token in found.keys { state.waiting[token] = nil }
+                return found.values.map(\.continuation)
             }
             waiting.forEach { $0.resume() }
         }
@@ -299,8 +398,10 @@ extension BackgroundSenderTests {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let through = state.withLock { state in
-                        guard !state.open, !state.released.contains(token) else { return true }
-                        state.waiting[token] = continuation
+                        guard !state.open, !state.openHosts.contains(claim.host), !state.released.contains(token) else {
+                            return true
+                        }
+                        state.waiting[token] = (claim.host, continuation)
                         return false
                     }
                     if through { continuation.resume() }
@@ -310,11 +411,12 @@ extension BackgroundSenderTests {
                     state.released.insert(token)
                     return state.waiting.removeValue(forKey: token)
                 }
-                waiting?.resume()
+                waiting?.continuation.resume()
             }
             state.withLock { state in
                 state.inFlight[claim.host, default: 1] -= 1
                 state.total -= 1
+                state.passed += 1
             }
         }
     }
