@@ -59,8 +59,9 @@ struct FarmDeliveryTests {
     }
 
     static func worker(_ store: any BlogStorage, clock: TestClock, http: any OutgoingHTTP = ActivityDeliveryTests.fetcher(),
-                       perHost: Int = 2) -> ActivityDelivery {
+                       perHost: Int = 2, batch: Int = 64) -> ActivityDelivery {
         var settings = ActivityDelivery.Settings()
+        settings.batch = batch
         settings.pollInterval = nil
         settings.gather = 0
         settings.perHost = perHost
@@ -202,6 +203,45 @@ struct FarmDeliveryTests {
             #expect(try next.sendDue() == 1)
             #expect(farm.record(host: 0).accepted == 1 && next.count(.delivered) == 1)
             #expect(try store.deliveryCounts().queuedDeliveries == 0)
+        }
+    }
+
+    /// The running worker with a silent host among twenty, whose four
+    /// followers come first in the queue (so in the first batch): every
+    /// other host's deliveries arrive, batch after batch, and are settled
+    /// while the silent host still has its two sends open (its limit) and
+    /// two claims waiting; when its time limit ends (the test says when)
+    /// its four are due again after the backoff.
+    @Test func aSilentHostDoesNotDelayTheOthersDeliveries() async throws {
+        try await offPool {
+            let (store, cleanUp) = try Backend.sqlite.open()
+            defer {
+                try? store.close()
+                cleanUp()
+            }
+            let clock = TestClock(t0)
+            let farm = try Self.farm(hosts: 20, clock: clock) { $0 == 0 ? .silent : .accept }
+            defer { farm.stop() }
+            let alice = try Self.alice(store, followers: Self.followers(on: farm.hosts, per: 4) { _ in false })
+            let expiry = ExpiryGate()
+            let http = RoutedHTTP(special: farm.hosts[0].base + "/", to: ActivityDeliveryTests.fetcher(expiry: expiry),
+                                  others: ActivityDeliveryTests.fetcher())
+            let worker = Self.worker(store, clock: clock, http: http, batch: 8)
+            worker.start()
+            defer { worker.stop() }
+            _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
+            worker.wake()
+            #expect(farm.wait(timeout: 120) { $0.accepted == 76 })
+            #expect(waitUntil(timeout: 60) { worker.count(.delivered) == 76 })
+            #expect(farm.wait(host: 0, timeout: 60) { $0.inFlight == 2 }, "still waiting for its answers")
+            #expect(farm.record(host: 0).accepted == 0)
+            #expect(try store.deliveryCounts().queuedDeliveries == 4)
+
+            expiry.expire()
+            #expect(waitUntil(timeout: 60) { worker.count(.retry) == 4 })
+            #expect(farm.record(host: 0).peak == 2)
+            let waiting = try store.queuedDeliveries(limit: 9)
+            #expect(waiting.count == 4 && waiting.allSatisfy { $0.due == t0 + 60 })
         }
     }
 
