@@ -11,10 +11,10 @@ import BlogModel
 /// for `Settings.giveUpAfter`).
 ///
 /// Its `BackgroundSender` runs the loop: one thread of its own makes the
-/// storage calls (they block); the sends of a batch run as tasks on
-/// `OutgoingExecutor`, at most
-/// `Settings.perHost` at once to one host and `Settings.concurrency` in
-/// all. Claims are leased in the database, so another instance on the same
+/// storage calls (they block); the sends of every claim under way run as
+/// tasks on `OutgoingExecutor`, at most `Settings.perHost` at once to one
+/// host and `Settings.concurrency` in all, so a host that never answers
+/// holds up only its own deliveries. Claims are leased in the database, so another instance on the same
 /// database, or this one after a restart, sends a delivery only once its
 /// holder is done or gone.
 ///
@@ -38,7 +38,8 @@ public final class ActivityDelivery: Sendable {
         /// Seconds after the fan-out past which a failing delivery is given up.
         public var giveUpAfter: Double = 3 * 86400
         /// How long a claim hides a delivery from other claims: well past
-        /// the time a batch takes (a host's sends one after another).
+        /// the time a claim is held (at worst a host's claims in the
+        /// window, `perHost` at a time, each until the time limit).
         public var lease: Double = 1800
         /// Bytes of an inbox's answer read (only its status counts).
         public var answerBytes: Int = 16 << 10

@@ -10,9 +10,10 @@ import BlogPages
 /// `Settings.maxAttempts`.
 ///
 /// Its `BackgroundSender` runs the loop: one thread of its own claims and
-/// records (storage calls block); the sends of a batch run at once as
-/// tasks, one host's one after another, so no host gets more than one of
-/// ours at a time from this sender. A claim is leased in the database, so
+/// records (storage calls block); the sends of every claim under way run
+/// at once as tasks, one host's one after another, so no host gets more
+/// than one of ours at a time from this sender, and one that never
+/// answers holds up only its own host's rows. A claim is leased in the database, so
 /// another instance on the same database, or this one after a restart,
 /// takes a row only once its holder is done or gone. Nothing here ever
 /// runs on a request's thread.
