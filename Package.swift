@@ -90,6 +90,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // A farm of stub ActivityPub inboxes on loopback addresses (SwiftNIO),
+        // shared by blogbench's fan-out benchmark and the delivery tests.
+        .target(
+            name: "BlogInboxFarm",
+            dependencies: [
+                "BlogSignatures",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The service: what every door's requests do, on the layers above.
         .target(
             name: "BlogCore",
@@ -242,6 +254,7 @@ let package = Package(
             dependencies: [
                 "BlogWire",
                 "BlogSockets",
+                "BlogInboxFarm", "BlogModel", "BlogSQLite", "BlogSignatures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -307,6 +320,7 @@ let package = Package(
         .testTarget(name: "BlogStorageTests", dependencies: [
             "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogPostgres", "BlogWire", "BlogTestSupport",
             "BlogFetch",
+            "BlogInboxFarm", "BlogSignatures",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BlogServerTests", dependencies: [
@@ -318,6 +332,7 @@ let package = Package(
         ]),
         .testTarget(name: "BlogdTests", dependencies: ["blogd", "BlogCore", "BlogModel", "BlogPages", "BlogAuth", "BlogSQLite", "BlogWire", "BlogSockets", "BlogTestSupport",
                                                  "BlogApp", "BlogSignatures", "BlogWeb",
+                                                 "BlogInboxFarm",
                                                  .product(name: "HTTPTypes", package: "swift-http-types")]),
         .testTarget(
             name: "BlogPostgresTests",

@@ -1,7 +1,5 @@
-import Dispatch
 import Foundation
 import Logging
-import Synchronization
 import BlogModel
 
 /// Sends the activities the post paths queued (`ActivityQueue`) to the
@@ -12,10 +10,11 @@ import BlogModel
 /// due again after an exponential backoff, or given up (refused, or failing
 /// for `Settings.giveUpAfter`).
 ///
-/// One thread of its own makes the storage calls (they block); the sends
-/// of a batch run as tasks on `OutgoingExecutor`, at most
-/// `Settings.perHost` at once to one host and `Settings.concurrency` in
-/// all. Claims are leased in the database, so another instance on the same
+/// Its `BackgroundSender` runs the loop: one thread of its own makes the
+/// storage calls (they block); the sends of every claim under way run as
+/// tasks on `OutgoingExecutor`, at most `Settings.perHost` at once to one
+/// host and `Settings.concurrency` in all, so a host that never answers
+/// holds up only its own deliveries. Claims are leased in the database, so another instance on the same
 /// database, or this one after a restart, sends a delivery only once its
 /// holder is done or gone.
 ///
@@ -39,7 +38,8 @@ public final class ActivityDelivery: Sendable {
         /// Seconds after the fan-out past which a failing delivery is given up.
         public var giveUpAfter: Double = 3 * 86400
         /// How long a claim hides a delivery from other claims: well past
-        /// the time a batch takes (a host's sends one after another).
+        /// the time a claim is held (at worst a host's claims in the
+        /// window, `perHost` at a time, each until the time limit).
         public var lease: Double = 1800
         /// Bytes of an inbox's answer read (only its status counts).
         public var answerBytes: Int = 16 << 10
@@ -54,8 +54,7 @@ public final class ActivityDelivery: Sendable {
 
         /// The wait after the `attempts`-th try failed.
         public func retryDelay(afterAttempt attempts: Int) -> Double {
-            let doubling = pow(2, Double(max(0, min(attempts - 1, 40))))
-            return min(maxRetry, firstRetry * doubling)
+            Backoff.delay(afterAttempt: attempts, first: firstRetry, longest: maxRetry)
         }
     }
 
@@ -72,13 +71,6 @@ public final class ActivityDelivery: Sendable {
         case gone
     }
 
-    private struct State {
-        var running = false
-        var stopping = false
-        var woken = false
-        var batch: Task<Void, Never>?
-    }
-
     public let settings: Settings
     private let storage: any BlogStorage
     private let http: any OutgoingHTTP
@@ -87,10 +79,7 @@ public final class ActivityDelivery: Sendable {
     private let baseURL: String
     private let now: @Sendable () -> Date
     private let logger: Logger
-    private let state = Mutex(State())
-    private let signal = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
-    private let counts = Mutex<[Outcome: Int]>([:])
+    private let loop: BackgroundSender<ActivityDelivery>
 
     /// - Parameters:
     ///   - baseURL: `BlogConfig.effectiveBaseURL`: actors and key ids are under it.
@@ -107,6 +96,11 @@ public final class ActivityDelivery: Sendable {
         self.settings = settings
         self.now = now
         self.logger = logger
+        loop = BackgroundSender(thread: "blogd-activitypub", queue: "activity queue",
+                                settings: .init(batch: settings.batch, lease: settings.lease, perHost: settings.perHost,
+                                                concurrency: settings.concurrency, pollInterval: settings.pollInterval,
+                                                gather: settings.gather),
+                                now: now, logger: logger)
         _ = ActivityDeliveryMetrics.shared
     }
 
@@ -114,68 +108,19 @@ public final class ActivityDelivery: Sendable {
     public func keyID(user: String) -> String { baseURL + "ap/\(user)#main-key" }
 
     /// Starts the worker's thread, which looks at the queue at once.
-    public func start() {
-        let thread: Thread? = state.withLock { state in
-            guard !state.running else { return nil }
-            state.running = true
-            let thread = Thread { [self] in self.loop() }
-            thread.name = "blogd-activitypub"
-            return thread
-        }
-        thread?.start()
-    }
+    public func start() { loop.start(self) }
 
     /// Something was queued, or the clock moved: look now.
-    public func wake() {
-        let signalled = state.withLock { state in
-            guard !state.woken else { return false }
-            state.woken = true
-            return true
-        }
-        if signalled { signal.signal() }
-    }
+    public func wake() { loop.wake() }
 
     /// Stops the thread: the sends under way are cancelled and settled
     /// (due again after their backoff; one whose answer was lost may
     /// arrive twice, which inboxes take in their stride: activities have
     /// ids); what is not claimed waits in the database for the next start.
-    public func stop() {
-        let (wasRunning, batch) = state.withLock { state in
-            defer { state.stopping = true }
-            return (state.running && !state.stopping, state.batch)
-        }
-        batch?.cancel()
-        guard wasRunning else { return }
-        signal.signal()
-        stopped.wait()
-    }
+    public func stop() { loop.stop() }
 
     /// How many deliveries came to each outcome since the start (for tests).
-    public func count(_ outcome: Outcome) -> Int { counts.withLock { $0[outcome, default: 0] } }
-
-    private func loop() {
-        defer { stopped.signal() }
-        while !state.withLock({ $0.stopping }) {
-            state.withLock { $0.woken = false }
-            var busy = false
-            do {
-                busy = try fanOutDue() >= settings.fanOutBatch
-                busy = try sendDue() >= settings.batch || busy
-            } catch {
-                logger.warning("activity queue unreadable", metadata: ["error": "\(error)"])
-            }
-            // A full batch: there may be more at once.
-            if busy { continue }
-            if let interval = settings.pollInterval {
-                _ = signal.wait(timeout: .now() + interval)
-            } else {
-                signal.wait()
-            }
-            if settings.gather > 0, !state.withLock({ $0.stopping }) {
-                Thread.sleep(forTimeInterval: settings.gather)
-            }
-        }
-    }
+    public func count(_ outcome: Outcome) -> Int { loop.count(outcome) }
 
     /// Fans out one batch of queued activities; returns how many it took.
     @discardableResult
@@ -200,37 +145,7 @@ public final class ActivityDelivery: Sendable {
     /// Claims one batch of due deliveries, sends them and settles them;
     /// returns how many it claimed.
     @discardableResult
-    public func sendDue() throws(StorageError) -> Int {
-        let claimed = try storage.claimDeliveries(dueBy: now(), lease: settings.lease, limit: settings.batch)
-        guard !claimed.isEmpty else { return 0 }
-        var credentials: [Int64: Credentials] = [:]
-        for userID in Set(claimed.map(\.userID)) {
-            guard let user = try storage.user(id: userID), let key = try storage.actorKey(ofUserID: userID) else { continue }
-            credentials[userID] = Credentials(keyID: keyID(user: user.name), key: key.privatePEM)
-        }
-        let outcomes = run(claimed.map { ($0, credentials[$0.userID]) })
-        var gone: Set<GoneInbox> = []
-        var finals: [Outcome] = []
-        let results = zip(claimed, outcomes).map { delivery, outcome in
-            if outcome == .gone { gone.insert(GoneInbox(userID: delivery.userID, inbox: delivery.inbox)) }
-            let (result, final) = settlement(delivery, outcome)
-            finals.append(final)
-            return (delivery: delivery, settlement: result)
-        }
-        // One write for the batch: a delivery at a time, the worker's
-        // commits would compete with the posts'.
-        try storage.settleDeliveries(results)
-        // Counted once written: what the counts say is in the database.
-        for final in finals {
-            counts.withLock { $0[final, default: 0] += 1 }
-            ActivityDeliveryMetrics.shared.count(final)
-        }
-        for target in gone {
-            let removed = try storage.removeFollowers(ofUserID: target.userID, deliveryInbox: target.inbox)
-            logger.info("inbox gone: followers removed", metadata: ["inbox": "\(target.inbox)", "followers": "\(removed)"])
-        }
-        return claimed.count
-    }
+    public func sendDue() throws(StorageError) -> Int { try loop.sendDue(self) }
 
     /// An inbox that answered 410, and whose followers it was.
     private struct GoneInbox: Hashable {
@@ -239,57 +154,13 @@ public final class ActivityDelivery: Sendable {
     }
 
     /// What a send needs of its blog: the key id and private key.
-    private struct Credentials: Sendable {
+    struct Credentials: Sendable {
         var keyID: String
         var key: String
     }
 
-    /// Sends every job, at most `perHost` at once to one host and
-    /// `concurrency` in all, blocking this thread until all are done.
-    private func run(_ jobs: [(OutgoingDelivery, Credentials?)]) -> [Outcome] {
-        // Each host's deliveries in `perHost` lanes; a lane sends one after another.
-        var byHost: [String: [Int]] = [:]
-        for (index, job) in jobs.enumerated() { byHost[job.0.host, default: []].append(index) }
-        var lanes: [[Int]] = []
-        for indexes in byHost.values {
-            let count = max(1, min(settings.perHost, indexes.count))
-            lanes += (0..<count).map { lane in stride(from: lane, to: indexes.count, by: count).map { indexes[$0] } }
-        }
-        let limit = max(1, settings.concurrency)
-        let box = DeliveryOutcomes(count: jobs.count)
-        let task = Task(executorPreference: OutgoingExecutor.shared) { [self, lanes] in
-            let found = await withTaskGroup(of: [(Int, Outcome)].self) { group in
-                var next = 0
-                func addLane() {
-                    let lane = lanes[next]
-                    next += 1
-                    group.addTask {
-                        var outcomes: [(Int, Outcome)] = []
-                        for index in lane { outcomes.append((index, await self.send(jobs[index].0, as: jobs[index].1))) }
-                        return outcomes
-                    }
-                }
-                while next < min(limit, lanes.count) { addLane() }
-                var all: [(Int, Outcome)] = []
-                for await outcomes in group {
-                    all += outcomes
-                    if next < lanes.count { addLane() }
-                }
-                return all
-            }
-            box.finish(found)
-        }
-        let stopping = state.withLock { state in
-            state.batch = task
-            return state.stopping
-        }
-        if stopping { task.cancel() }
-        defer { state.withLock { $0.batch = nil } }
-        return box.wait()
-    }
-
     /// What becomes of one delivery, and the outcome it counts as.
-    private func settlement(_ delivery: OutgoingDelivery, _ outcome: Outcome) -> (DeliverySettlement, Outcome) {
+    private func settlement(_ delivery: OutgoingDelivery, _ outcome: Outcome, at now: Date) -> (DeliverySettlement, Outcome) {
         var final = outcome
         var result = DeliverySettlement.done
         switch outcome {
@@ -298,14 +169,13 @@ public final class ActivityDelivery: Sendable {
         case .givenUp, .gone:
             result = .givenUp
         case .retry:
-            let at = now()
-            if at.timeIntervalSince(delivery.createdAt) >= settings.giveUpAfter {
+            if now.timeIntervalSince(delivery.createdAt) >= settings.giveUpAfter {
                 final = .givenUp
                 result = .givenUp
                 logger.info("activity delivery given up", metadata: ["inbox": "\(delivery.inbox)",
                                                                      "attempts": "\(delivery.attempts)"])
             } else {
-                result = .retry(at: at + settings.retryDelay(afterAttempt: delivery.attempts))
+                result = .retry(at: now + settings.retryDelay(afterAttempt: delivery.attempts))
             }
         }
         return (result, final)
@@ -357,22 +227,50 @@ public final class ActivityDelivery: Sendable {
     }
 }
 
-/// The outcomes of one batch, handed from its task to the worker's thread.
-private final class DeliveryOutcomes: Sendable {
-    private let outcomes: Mutex<[ActivityDelivery.Outcome]>
-    private let done = DispatchSemaphore(value: 0)
-
-    init(count: Int) { outcomes = Mutex(Array(repeating: .retry, count: count)) }
-
-    func finish(_ found: [(Int, ActivityDelivery.Outcome)]) {
-        outcomes.withLock { all in
-            for (index, outcome) in found { all[index] = outcome }
-        }
-        done.signal()
+extension ActivityDelivery: BackgroundJob {
+    /// A claimed delivery, and its blog's key (nil: none yet).
+    struct Claim: Sendable {
+        var delivery: OutgoingDelivery
+        var credentials: Credentials?
     }
 
-    func wait() -> [ActivityDelivery.Outcome] {
-        done.wait()
-        return outcomes.withLock { $0 }
+    func prepare() throws(StorageError) -> Bool { try fanOutDue() >= settings.fanOutBatch }
+
+    func claim(dueBy now: Date, lease: Double, limit: Int) throws(StorageError) -> [Claim] {
+        let claimed = try storage.claimDeliveries(dueBy: now, lease: lease, limit: limit)
+        var credentials: [Int64: Credentials] = [:]
+        for userID in Set(claimed.map(\.userID)) {
+            guard let user = try storage.user(id: userID), let key = try storage.actorKey(ofUserID: userID) else { continue }
+            credentials[userID] = Credentials(keyID: keyID(user: user.name), key: key.privatePEM)
+        }
+        return claimed.map { Claim(delivery: $0, credentials: credentials[$0.userID]) }
+    }
+
+    func host(of claim: Claim) -> String { claim.delivery.host }
+
+    func send(_ claim: Claim) async -> Outcome { await send(claim.delivery, as: claim.credentials) }
+
+    func settle(_ claims: [Claim], _ outcomes: [Outcome], at now: Date) throws(StorageError) -> [Outcome] {
+        var finals: [Outcome] = []
+        let results = zip(claims, outcomes).map { claim, outcome in
+            let (result, final) = settlement(claim.delivery, outcome, at: now)
+            finals.append(final)
+            return (delivery: claim.delivery, settlement: result)
+        }
+        try storage.settleDeliveries(results)
+        return finals
+    }
+
+    /// Counts the batch, and removes the followers of the inboxes gone.
+    func settled(_ claims: [Claim], _ outcomes: [Outcome]) throws(StorageError) {
+        var gone: Set<GoneInbox> = []
+        for (claim, outcome) in zip(claims, outcomes) {
+            ActivityDeliveryMetrics.shared.count(outcome)
+            if outcome == .gone { gone.insert(GoneInbox(userID: claim.delivery.userID, inbox: claim.delivery.inbox)) }
+        }
+        for target in gone {
+            let removed = try storage.removeFollowers(ofUserID: target.userID, deliveryInbox: target.inbox)
+            logger.info("inbox gone: followers removed", metadata: ["inbox": "\(target.inbox)", "followers": "\(removed)"])
+        }
     }
 }

@@ -1,7 +1,5 @@
-import Dispatch
 import Foundation
 import Logging
-import Synchronization
 import BlogModel
 import BlogPages
 
@@ -11,12 +9,14 @@ import BlogPages
 /// retries it later with exponential backoff, giving up after
 /// `Settings.maxAttempts`.
 ///
-/// One thread of its own claims and records (storage calls block); the
-/// sends of a batch run at once as tasks, one host's one after another,
-/// so no host gets more than one of ours at a time from this sender. A
-/// claim is leased in the database, so another instance on the same
-/// database, or this one after a restart, takes a row only once its
-/// holder is done or gone. Nothing here ever runs on a request's thread.
+/// Its `BackgroundSender` runs the loop: one thread of its own claims and
+/// records (storage calls block); the sends of every claim under way run
+/// at once as tasks, one host's one after another, so no host gets more
+/// than one of ours at a time from this sender, and one that never
+/// answers holds up only its own host's rows. A claim is leased in the database, so
+/// another instance on the same database, or this one after a restart,
+/// takes a row only once its holder is done or gone. Nothing here ever
+/// runs on a request's thread.
 ///
 ///     let sender = WebmentionSender(storage: storage, http: fetcher, baseURL: "https://blog.example.org/")
 ///     sender.start()
@@ -51,8 +51,7 @@ public final class WebmentionSender: Sendable {
 
         /// The wait after the `attempts`-th try failed.
         public func retryDelay(afterAttempt attempts: Int) -> Double {
-            let doubling = pow(2, Double(max(0, min(attempts - 1, 40))))
-            return min(maxRetry, firstRetry * doubling)
+            Backoff.delay(afterAttempt: attempts, first: firstRetry, longest: maxRetry)
         }
     }
 
@@ -71,25 +70,12 @@ public final class WebmentionSender: Sendable {
         case dropped
     }
 
-    private struct State {
-        var running = false
-        var stopping = false
-        var woken = false
-        var thread: Thread?
-        /// The sends under way, cancelled by `stop`.
-        var batch: Task<Void, Never>?
-    }
-
     public let settings: Settings
     private let storage: any BlogStorage
     private let http: any OutgoingHTTP
     private let baseURL: String
-    private let now: @Sendable () -> Date
     private let logger: Logger
-    private let state = Mutex(State())
-    private let signal = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
-    private let counts = Mutex<[Outcome: Int]>([:])
+    private let loop: BackgroundSender<WebmentionSender>
 
     /// - Parameters:
     ///   - baseURL: where the public folder is served: sources are its post pages.
@@ -100,8 +86,11 @@ public final class WebmentionSender: Sendable {
         self.http = http
         self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
         self.settings = settings
-        self.now = now
         self.logger = logger
+        loop = BackgroundSender(thread: "blogd-webmention", queue: "webmention outbox",
+                                settings: .init(batch: settings.batch, lease: settings.lease,
+                                                pollInterval: settings.pollInterval, gather: settings.gather),
+                                now: now, logger: logger)
         _ = WebmentionMetrics.shared
     }
 
@@ -111,134 +100,29 @@ public final class WebmentionSender: Sendable {
     }
 
     /// Starts the sender's thread, which looks at the outbox at once.
-    public func start() {
-        let thread: Thread? = state.withLock { state in
-            guard !state.running else { return nil }
-            state.running = true
-            let thread = Thread { [self] in self.loop() }
-            thread.name = "blogd-webmention"
-            state.thread = thread
-            return thread
-        }
-        thread?.start()
-    }
+    public func start() { loop.start(self) }
 
     /// Something was queued, or the clock moved: look at the outbox now.
-    public func wake() {
-        let signalled = state.withLock { state in
-            guard !state.woken else { return false }
-            state.woken = true
-            return true
-        }
-        if signalled { signal.signal() }
-    }
+    public func wake() { loop.wake() }
 
     /// Stops the thread: the sends under way are cancelled (their rows
     /// are due again after their backoff; one whose answer was lost may
     /// be sent twice, which receivers take in their stride) and recorded;
     /// a row not yet claimed waits in the outbox for the next start.
-    public func stop() {
-        let (wasRunning, batch) = state.withLock { state in
-            defer { state.stopping = true }
-            return (state.running && !state.stopping, state.batch)
-        }
-        batch?.cancel()
-        guard wasRunning else { return }
-        signal.signal()
-        stopped.wait()
-    }
+    public func stop() { loop.stop() }
 
     /// How many rows came to each outcome since the start (for tests).
-    public func count(_ outcome: Outcome) -> Int { counts.withLock { $0[outcome, default: 0] } }
-
-    private func loop() {
-        defer { stopped.signal() }
-        while !state.withLock({ $0.stopping }) {
-            state.withLock { $0.woken = false }
-            var sent = 0
-            do {
-                sent = try sendDue()
-            } catch {
-                logger.warning("webmention outbox unreadable", metadata: ["error": "\(error)"])
-            }
-            // A full batch: there may be more due at once.
-            if sent >= settings.batch { continue }
-            if let interval = settings.pollInterval {
-                _ = signal.wait(timeout: .now() + interval)
-            } else {
-                signal.wait()
-            }
-            if settings.gather > 0, !state.withLock({ $0.stopping }) {
-                Thread.sleep(forTimeInterval: settings.gather)
-            }
-        }
-    }
+    public func count(_ outcome: Outcome) -> Int { loop.count(outcome) }
 
     /// Claims one batch of due rows, sends them and records what came of
     /// each; returns how many it claimed.
     @discardableResult
-    public func sendDue() throws(StorageError) -> Int {
-        let claimed = try storage.claimWebmentions(dueBy: now(), lease: settings.lease, limit: settings.batch)
-        guard !claimed.isEmpty else { return 0 }
-        var jobs: [(OutgoingWebmention, String?)] = []
-        var names: [Int64: String?] = [:]
-        for mention in claimed {
-            if names[mention.userID] == nil { names[mention.userID] = try storage.user(id: mention.userID)?.name }
-            jobs.append((mention, names[mention.userID]!.map { source(user: $0, postID: mention.postID) }))
-        }
-        let outcomes = run(jobs)
-        let settled = zip(claimed, outcomes).map { settlement($0, $1) }
-        // One write for the batch: a row at a time, the sender's commits
-        // competed with the posts' for the disk.
-        try storage.settleWebmentions(zip(claimed, settled).map { ($0, $1.retryAt) })
-        // Counted once written: whoever reads a count then finds the row
-        // as it says.
-        for (_, final) in settled {
-            counts.withLock { $0[final, default: 0] += 1 }
-            WebmentionMetrics.shared.count(final)
-        }
-        return claimed.count
-    }
-
-    /// Sends every job (nil source: dropped), one host's one after
-    /// another, blocking this thread until all are done.
-    private func run(_ jobs: [(OutgoingWebmention, String?)]) -> [Outcome] {
-        var byHost: [String: [Int]] = [:]
-        for (index, job) in jobs.enumerated() where job.1 != nil {
-            byHost[URL(string: job.0.target)?.host?.lowercased() ?? "", default: []].append(index)
-        }
-        let indexesByHost = Array(byHost.values)
-        let sending = jobs.map { ($0.0.target, $0.1 ?? "") }
-        let box = OutcomeBox(count: jobs.count)
-        let task = Task(executorPreference: OutgoingExecutor.shared) { [self] in
-            let found = await withTaskGroup(of: [(Int, Outcome)].self) { group in
-                for indexes in indexesByHost {
-                    group.addTask {
-                        var outcomes: [(Int, Outcome)] = []
-                        for index in indexes {
-                            outcomes.append((index, await self.send(source: sending[index].1, target: sending[index].0)))
-                        }
-                        return outcomes
-                    }
-                }
-                var all: [(Int, Outcome)] = []
-                for await outcomes in group { all += outcomes }
-                return all
-            }
-            box.finish(found)
-        }
-        let stopping = state.withLock { state in
-            state.batch = task
-            return state.stopping
-        }
-        if stopping { task.cancel() }
-        defer { state.withLock { $0.batch = nil } }
-        return box.wait()
-    }
+    public func sendDue() throws(StorageError) -> Int { try loop.sendDue(self) }
 
     /// What becomes of one row: finished (nil) or due again, and the
     /// outcome to count.
-    private func settlement(_ mention: OutgoingWebmention, _ outcome: Outcome) -> (retryAt: Date?, final: Outcome) {
+    private func settlement(_ mention: OutgoingWebmention, _ outcome: Outcome,
+                            at now: Date) -> (retryAt: Date?, final: Outcome) {
         var final = outcome
         var retryAt: Date?
         if outcome == .retry {
@@ -247,7 +131,7 @@ public final class WebmentionSender: Sendable {
                 logger.info("webmention given up", metadata: ["target": "\(mention.target)", "attempts": "\(mention.attempts)"])
                 WebmentionMetrics.shared.givenUp.increment()
             } else {
-                retryAt = now() + settings.retryDelay(afterAttempt: mention.attempts)
+                retryAt = now + settings.retryDelay(afterAttempt: mention.attempts)
             }
         }
         return (retryAt, final)
@@ -293,22 +177,37 @@ public final class WebmentionSender: Sendable {
     }
 }
 
-/// The outcomes of one batch, handed from its task to the sender's thread.
-private final class OutcomeBox: Sendable {
-    private let outcomes: Mutex<[WebmentionSender.Outcome]>
-    private let done = DispatchSemaphore(value: 0)
-
-    init(count: Int) { outcomes = Mutex(Array(repeating: .dropped, count: count)) }
-
-    func finish(_ found: [(Int, WebmentionSender.Outcome)]) {
-        outcomes.withLock { all in
-            for (index, outcome) in found { all[index] = outcome }
-        }
-        done.signal()
+extension WebmentionSender: BackgroundJob {
+    /// A claimed row, and its source (nil: its post's author is gone).
+    struct Claim: Sendable {
+        var mention: OutgoingWebmention
+        var source: String?
     }
 
-    func wait() -> [WebmentionSender.Outcome] {
-        done.wait()
-        return outcomes.withLock { $0 }
+    func claim(dueBy now: Date, lease: Double, limit: Int) throws(StorageError) -> [Claim] {
+        var claims: [Claim] = []
+        var names: [Int64: String?] = [:]
+        for mention in try storage.claimWebmentions(dueBy: now, lease: lease, limit: limit) {
+            if names[mention.userID] == nil { names[mention.userID] = try storage.user(id: mention.userID)?.name }
+            claims.append(Claim(mention: mention, source: names[mention.userID]!.map { source(user: $0, postID: mention.postID) }))
+        }
+        return claims
+    }
+
+    func host(of claim: Claim) -> String { URL(string: claim.mention.target)?.host?.lowercased() ?? "" }
+
+    func send(_ claim: Claim) async -> Outcome {
+        guard let source = claim.source else { return .dropped }
+        return await send(source: source, target: claim.mention.target)
+    }
+
+    func settle(_ claims: [Claim], _ outcomes: [Outcome], at now: Date) throws(StorageError) -> [Outcome] {
+        let settled = zip(claims, outcomes).map { settlement($0.mention, $1, at: now) }
+        try storage.settleWebmentions(zip(claims, settled).map { ($0.mention, $1.retryAt) })
+        return settled.map(\.final)
+    }
+
+    func settled(_ claims: [Claim], _ outcomes: [Outcome]) {
+        for outcome in outcomes { WebmentionMetrics.shared.count(outcome) }
     }
 }

@@ -47,8 +47,11 @@ enum MetricsSetup {
     }
 
     /// What `/metrics` answers: the registry's figures with a `# HELP`
-    /// line for each, then the process's own (`ProcessMetrics`).
-    static func exposition(_ registry: PrometheusCollectorRegistry) -> [UInt8] {
-        Array((MetricsHelp.adding(to: registry.emitToString()) + ProcessMetrics.text()).utf8)
+    /// line for each, then the process's own (`ProcessMetrics`), then the
+    /// ActivityPub delivery queue's depth when a store is given
+    /// (`ActivityQueueMetrics`).
+    static func exposition(_ registry: PrometheusCollectorRegistry, activityQueue store: (any BlogStorage)? = nil) -> [UInt8] {
+        Array((MetricsHelp.adding(to: registry.emitToString()) + ProcessMetrics.text()
+               + (store.map(ActivityQueueMetrics.text) ?? "")).utf8)
     }
 }

@@ -155,7 +155,9 @@ struct Serve: AsyncParsableCommand {
         if let registry, let metricsPort = settings.metricsPort {
             do {
                 metrics = try await MetricsServer(host: settings.metricsHost, port: metricsPort,
-                                                  logger: Logger(label: "blogd.metrics")) { MetricsSetup.exposition(registry) }
+                                                  logger: Logger(label: "blogd.metrics")) { [store] in
+                    MetricsSetup.exposition(registry, activityQueue: store)
+                }
             } catch {
                 server.stop(timeout: 1)
                 await web?.stop()

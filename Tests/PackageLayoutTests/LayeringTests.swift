@@ -15,6 +15,7 @@ import Testing
         "BlogFetch": 2,
         "BlogSignatures": 2,
         "BlogCore": 3,
+        "BlogInboxFarm": 3,
         "BlogServer": 4, "BlogApp": 4,
         "blogd": 5, "blog": 5, "blogbench": 5, "BlogFuzz": 5,
     ]

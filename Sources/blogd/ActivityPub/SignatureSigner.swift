@@ -12,7 +12,7 @@ import Foundation
 struct SignatureSigner: RequestSigner {
     func signatureHeaders(method: String, url: String, body: [UInt8], keyID: String, privateKeyPEM: String,
                           date: Date) throws -> [(String, String)] {
-        let pair = try ActorKeyPair(privateKeyPEM: privateKeyPEM)
+        let pair = try ParsedActorKeys.shared.pair(privateKeyPEM)
         return try Self.sign(method: method, url: url, body: body, keyID: keyID, pair: pair)
     }
 
