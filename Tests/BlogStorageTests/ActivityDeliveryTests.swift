@@ -270,10 +270,12 @@ struct ActivityDeliveryTests {
             _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
             try worker.fanOutDue()
             let sent = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            // A thread of its own, not Dispatch's default pool: the HTTP
+            // client's tasks need that pool (docs/testing.md).
+            Thread {
                 _ = try? worker.sendDue()
                 sent.signal()
-            }
+            }.start()
             #expect(waitUntil(timeout: 60) { fine.posts.count == 1 && silent.requests.count == 1 })
             expiry.expire()
             sent.wait()

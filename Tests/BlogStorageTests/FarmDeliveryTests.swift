@@ -78,10 +78,11 @@ struct FarmDeliveryTests {
     /// is settled); the returned semaphore is signalled when it is.
     static func sendInBackground(_ worker: ActivityDelivery) -> DispatchSemaphore {
         let settled = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // Not Dispatch's default pool: the HTTP client's tasks need it.
+        Thread {
             _ = try? worker.sendDue()
             settled.signal()
-        }
+        }.start()
         return settled
     }
 
