@@ -107,8 +107,8 @@ struct FarmDeliveryTests {
             defer { worker.stop() }
             let post = try store.addPost(userID: alice.id, title: "Hello", content: "to the farm", at: t0)
             worker.wake()
-            #expect(farm.wait(timeout: 120) { $0.accepted >= expected })
-            #expect(waitUntil(timeout: 60) { worker.count(.delivered) == expected })
+            #expect(farm.wait(timeout: 600) { $0.accepted >= expected })
+            #expect(waitUntil(timeout: 600) { worker.count(.delivered) == expected })
             for host in farm.hosts {
                 let record = farm.record(host: host.index)
                 if host.index % 2 == 0 {
@@ -187,12 +187,12 @@ struct FarmDeliveryTests {
             _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
             try worker.fanOutDue()
             let settled = Self.sendInBackground(worker)
-            #expect(farm.wait(timeout: 120) { $0.accepted == 11 && $0.received == 12 })
+            #expect(farm.wait(timeout: 600) { $0.accepted == 11 && $0.received == 12 })
             #expect(farm.record(host: 0).inFlight == 1, "still waiting for its answer")
             expiry.expire()
             settled.wait()
             #expect(worker.count(.delivered) == 11 && worker.count(.retry) == 1)
-            #expect(farm.wait(host: 0, timeout: 60) { $0.inFlight == 0 }, "the sender closed it")
+            #expect(farm.wait(host: 0, timeout: 600) { $0.inFlight == 0 }, "the sender closed it")
             let waiting = try #require(try store.queuedDeliveries(limit: 9).first)
             #expect(waiting.inbox == farm.hosts[0].sharedInbox && waiting.due == t0 + 60)
 
@@ -232,14 +232,14 @@ struct FarmDeliveryTests {
             defer { worker.stop() }
             _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
             worker.wake()
-            #expect(farm.wait(timeout: 120) { $0.accepted == 76 })
-            #expect(waitUntil(timeout: 60) { worker.count(.delivered) == 76 })
-            #expect(farm.wait(host: 0, timeout: 60) { $0.inFlight == 2 }, "still waiting for its answers")
+            #expect(farm.wait(timeout: 600) { $0.accepted == 76 })
+            #expect(waitUntil(timeout: 600) { worker.count(.delivered) == 76 })
+            #expect(farm.wait(host: 0, timeout: 600) { $0.inFlight == 2 }, "still waiting for its answers")
             #expect(farm.record(host: 0).accepted == 0)
             #expect(try store.deliveryCounts().queuedDeliveries == 4)
 
             expiry.expire()
-            #expect(waitUntil(timeout: 60) { worker.count(.retry) == 4 })
+            #expect(waitUntil(timeout: 600) { worker.count(.retry) == 4 })
             #expect(farm.record(host: 0).peak == 2)
             let waiting = try store.queuedDeliveries(limit: 9)
             #expect(waiting.count == 4 && waiting.allSatisfy { $0.due == t0 + 60 })
@@ -266,8 +266,8 @@ struct FarmDeliveryTests {
             let settled = Self.sendInBackground(worker)
             // Host 0's three followers have inboxes of their own: two sends
             // at once there (its limit), both held, while the others finish.
-            #expect(farm.wait(timeout: 120) { $0.accepted == 11 })
-            #expect(farm.wait(host: 0, timeout: 60) { $0.inFlight == 2 })
+            #expect(farm.wait(timeout: 600) { $0.accepted == 11 })
+            #expect(farm.wait(host: 0, timeout: 600) { $0.inFlight == 2 })
             #expect(farm.record(host: 0).accepted == 0)
             farm.set(.accept, host: 0)
             farm.release(host: 0)
@@ -296,7 +296,7 @@ struct FarmDeliveryTests {
             try worker.fanOutDue()
             let settled = Self.sendInBackground(worker)
             // The fetcher allows 8 at once in all: 4 hosts × 2 fit.
-            #expect(farm.wait(timeout: 120) { $0.inFlight == 4 * perHost })
+            #expect(farm.wait(timeout: 600) { $0.inFlight == 4 * perHost })
             for host in farm.hosts {
                 farm.set(.accept, host: host.index)
                 farm.release(host: host.index)

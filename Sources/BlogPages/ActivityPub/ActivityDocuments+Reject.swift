@@ -6,19 +6,8 @@ extension ActivityDocuments {
     /// side of the follow on a Reject, as it does when its own users
     /// remove a follower). The Follow goes inside whole, as in `accept`.
     public static func reject(followID: String, follower: String, user: String, urls: ActivityURLs) -> ActivityJSON {
-        let actor = urls.actor(user)
-        return ActivityContext.document(.object([
-            ("id", .string(rejectID(followID: followID, user: user, urls: urls))),
-            ("type", "Reject"),
-            ("actor", .string(actor)),
-            ("to", .array([.string(follower)])),
-            ("object", .object([
-                ("id", .string(followID)),
-                ("type", "Follow"),
-                ("actor", .string(follower)),
-                ("object", .string(actor)),
-            ])),
-        ]))
+        followAnswer("Reject", id: rejectID(followID: followID, user: user, urls: urls),
+                     followID: followID, follower: follower, user: user, urls: urls)
     }
 
     /// `<actor>#reject-<16 hex digits>`: the hash `acceptID` uses, so a

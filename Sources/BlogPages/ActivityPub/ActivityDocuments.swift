@@ -61,10 +61,17 @@ public enum ActivityDocuments {
     /// URL) sent to `user`: the Follow goes inside whole, as Mastodon
     /// matches it by its id or by its actor and object.
     public static func accept(followID: String, follower: String, user: String, urls: ActivityURLs) -> ActivityJSON {
+        followAnswer("Accept", id: acceptID(followID: followID, user: user, urls: urls),
+                     followID: followID, follower: follower, user: user, urls: urls)
+    }
+
+    /// An `Accept` or a `Reject` (`type`) of a follow, with its Follow inside.
+    static func followAnswer(_ type: String, id: String, followID: String, follower: String, user: String,
+                             urls: ActivityURLs) -> ActivityJSON {
         let actor = urls.actor(user)
         return ActivityContext.document(.object([
-            ("id", .string(acceptID(followID: followID, user: user, urls: urls))),
-            ("type", "Accept"),
+            ("id", .string(id)),
+            ("type", .string(type)),
             ("actor", .string(actor)),
             ("to", .array([.string(follower)])),
             ("object", .object([
