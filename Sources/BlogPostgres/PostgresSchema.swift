@@ -261,6 +261,7 @@ public enum PostgresSchema {
             CREATE INDEX webmentions_shown ON webmentions (post_id, id) WHERE approved AND verified_at IS NOT NULL;
             """),
         Migration(version: 18, name: "activitypub", sql: PostgresSchema.activityPub),
+        Migration(version: 19, name: "trashed responses", sql: PostgresSchema.trashedResponses),
     ]
 
     /// The statements of a script: split at each `;` that ends a line, with

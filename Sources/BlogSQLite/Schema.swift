@@ -352,6 +352,9 @@ enum Schema {
         migrator.registerMigration("v20-activitypub") { db in
             try db.execute(sql: activityPub)
         }
+        migrator.registerMigration("v21-trashed-responses") { db in
+            try db.execute(sql: trashedResponses)
+        }
         return migrator
     }
 }
