@@ -33,6 +33,8 @@ extension BlogService {
             let weight = PageRenderer.weight(title: title, content: content)
             let edit = PostEdit(title: title, content: content, contentHTML: extras.contentHTML, photos: extras.photos,
                                 place: extras.place, categories: extras.categories)
+            let hold = MentionHold(storage, holding: owner.id)
+            defer { hold.release() }
             guard let edited = try storage.editPost(id: id, ofUserID: owner.id, edit, weight: weight,
                                                     at: now().wholeMilliseconds) else { return .editRefused }
             // Their rows are gone: whatever becomes of the pages, their
@@ -40,6 +42,7 @@ extension BlogService {
             defer { photoFiles.remove(edited.removedPhotos) }
             fragments.store(RenderedPost(edited.record, user: owner.name), for: id)
             try rewritePages(of: owner, after: edited.record.stub, deleted: false)
+            hold.release()
             mentionSignal.changed()
             return .edited
         } catch StorageError.unknownPhoto {
@@ -57,10 +60,13 @@ extension BlogService {
             guard let owner = try activeUser(user), try mayActAs(user, session) else { return .deleteRefused }
             // To the trash: gone from every page now, restorable for
             // `trashDays` (`restorePost`), then purged.
+            let hold = MentionHold(storage, holding: owner.id)
+            defer { hold.release() }
             guard let removed = try storage.trashPost(id: id, ofUserID: owner.id, at: now().wholeMilliseconds) else {
                 return .deleteRefused
             }
             try showTrashState(of: owner, post: removed.stub, photos: removed.photos, expected: nil)
+            hold.release()
             mentionSignal.changed(removed.content)
             return .deleted
         } catch {

@@ -39,6 +39,8 @@ extension BlogService {
         do {
             guard let owner = try activeUser(user), try mayActAs(user, session) else { return .refused }
             let restored: PostRecord
+            let hold = MentionHold(storage, holding: owner.id)
+            defer { hold.release() }
             do {
                 guard let post = try storage.restorePost(id: id, ofUserID: owner.id) else { return .notInTrash }
                 restored = post
@@ -47,6 +49,7 @@ extension BlogService {
             }
             fragments.store(RenderedPost(restored, user: owner.name), for: id)
             try showTrashState(of: owner, post: restored.stub, photos: restored.photos, expected: restored)
+            hold.release()
             mentionSignal.changed(restored.content)
             return .restored
         } catch {

@@ -37,3 +37,26 @@ final class MentionSignal: Sendable {
         action()
     }
 }
+
+/// One change's hold of its user's outbox rows (`WebmentionHolds`): taken
+/// before the commit, let go once the pages show the change (then the
+/// sender is woken) or the change failed; each user once.
+final class MentionHold {
+    private let storage: any BlogStorage
+    private var userIDs: [Int64] = []
+
+    init(_ storage: any BlogStorage, holding userID: Int64? = nil) {
+        self.storage = storage
+        if let userID { hold(userID) }
+    }
+
+    func hold(_ userID: Int64) {
+        storage.holdWebmentions(ofUserID: userID)
+        userIDs.append(userID)
+    }
+
+    func release() {
+        for userID in userIDs { storage.releaseWebmentions(ofUserID: userID) }
+        userIDs = []
+    }
+}

@@ -385,6 +385,10 @@ public final class BlogService: Sendable {
             guard try mayActAs(user, session) else { return .postRefused }
             let weight = PageRenderer.weight(title: title, content: content)
             let token = UUID.random()
+            // Its Webmentions wait for its page (`WebmentionHolds`).
+            let hold = MentionHold(storage)
+            defer { hold.release() }
+            hold.hold(owner.id)
             var inserted = Result { () throws(StorageError) in
                 try storage.insertPost(userID: owner.id, title: title, content: content, contentHTML: html, categories: categories,
                                        weight: weight,
@@ -397,6 +401,7 @@ public final class BlogService: Sendable {
                 users.forget(user.value)
                 guard let current = try users.user(named: user), current.id != owner.id else { return .postRefused }
                 owner = current
+                hold.hold(owner.id)
                 inserted = Result { () throws(StorageError) in
                     try storage.insertPost(userID: owner.id, title: title, content: content, contentHTML: html, categories: categories,
                                        weight: weight,
@@ -433,6 +438,7 @@ public final class BlogService: Sendable {
             feedChanged(owner)
             index.changed(0, .posts)
             posted = postID
+            hold.release()
             mentionSignal.changed(content)
             return .posted
         } catch StorageError.unknownUser {

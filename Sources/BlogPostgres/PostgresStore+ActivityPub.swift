@@ -222,11 +222,14 @@ extension PostgresStore {
 
     public func removeFediverseResponses(source: String, actorID: String,
                                          ofUserID userID: Int64?) throws(StorageError) -> [Webmention] {
+        // A trashed post's go too, unreturned: no page shows them.
         try rows("""
-            DELETE FROM webmentions
-            WHERE origin = 'activitypub' AND source = \(source) AND actor_id = \(actorID)
-              AND (\(userID)::bigint IS NULL OR user_id = \(userID)::bigint)
-            RETURNING \(unescaped: Self.responseColumns)
+            WITH gone AS (
+                DELETE FROM webmentions
+                WHERE origin = 'activitypub' AND source = \(source) AND actor_id = \(actorID)
+                  AND (\(userID)::bigint IS NULL OR user_id = \(userID)::bigint)
+                RETURNING *)
+            SELECT \(unescaped: Self.responseColumns) FROM gone WHERE post_id IS NOT NULL
             """, Self.response)
     }
 
@@ -241,7 +244,7 @@ extension PostgresStore {
     public func fediverseResponses(source: String) throws(StorageError) -> [Webmention] {
         try rows("""
             SELECT \(unescaped: Self.responseColumns) FROM webmentions
-            WHERE origin = 'activitypub' AND source = \(source) ORDER BY id
+            WHERE origin = 'activitypub' AND source = \(source) AND post_id IS NOT NULL ORDER BY id
             """, Self.response)
     }
 

@@ -5,8 +5,9 @@ import PostgresNIO
 
 /// The trash in PostgreSQL (`trashed_posts`, migration 9): a trashed post's
 /// row moves there whole, its photos stay in `photos` on no post, marked
-/// with `trashed_post_id`; its tombstone is in `deleted_posts` all the
-/// while. Each change is one transaction.
+/// with `trashed_post_id`, and so do its responses in `webmentions`
+/// (migration 19); its tombstone is in `deleted_posts` all the while.
+/// Each change is one transaction.
 extension PostgresStore {
     public func trashPost(id: Int64, ofUserID userID: Int64, at date: Date) throws(StorageError) -> PostRecord? {
         let at = Milliseconds.of(date)
@@ -32,6 +33,10 @@ extension PostgresStore {
             // Off the post before it goes, whose deletion would take them by cascade.
             try await connection.query("""
                 UPDATE photos SET post_id = NULL, trashed_post_id = \(id) WHERE post_id = \(id)
+                """, logger: logger)
+            // Its responses too: hidden while it is in the trash, back on restore.
+            try await connection.query("""
+                UPDATE webmentions SET post_id = NULL, trashed_post_id = \(id) WHERE post_id = \(id)
                 """, logger: logger)
             try await connection.query("DELETE FROM posts WHERE id = \(id)", logger: logger)
             try await connection.query("""
@@ -86,6 +91,9 @@ extension PostgresStore {
                 """, logger: logger)
             try await connection.query("""
                 UPDATE photos SET post_id = \(id), trashed_post_id = NULL WHERE trashed_post_id = \(id)
+                """, logger: logger)
+            try await connection.query("""
+                UPDATE webmentions SET post_id = \(id), trashed_post_id = NULL WHERE trashed_post_id = \(id)
                 """, logger: logger)
             try await connection.query("DELETE FROM trashed_posts WHERE id = \(id)", logger: logger)
             try await connection.query("DELETE FROM deleted_posts WHERE id = \(id)", logger: logger)

@@ -9,6 +9,8 @@ import PostgresNIO
 /// instances on one database each row is sent by one of them.
 extension PostgresStore {
     public func queueWebmentions(with links: MentionLinks) { mentions.set(links) }
+    public func holdWebmentions(ofUserID userID: Int64) { heldMentions.hold(userID) }
+    public func releaseWebmentions(ofUserID userID: Int64) { heldMentions.release(userID) }
 
     /// Queues a Webmention to each of `targets` for post `postID`, in the
     /// caller's transaction; one already queued is due at once again.
@@ -41,9 +43,12 @@ extension PostgresStore {
     public func claimWebmentions(dueBy date: Date, lease: TimeInterval,
                                  limit: Int) throws(StorageError) -> [OutgoingWebmention] {
         let now = Milliseconds.of(date), until = Milliseconds.of(date + max(0, lease))
+        // Users whose pages do not show their last change yet wait (`WebmentionHolds`).
+        let held = heldMentions.userIDs
         return try rows("""
             UPDATE webmention_outbox SET due_at = \(until), attempts = attempts + 1
-            WHERE id IN (SELECT id FROM webmention_outbox WHERE due_at <= \(now) ORDER BY due_at, id
+            WHERE id IN (SELECT id FROM webmention_outbox WHERE due_at <= \(now)
+                           AND NOT (user_id = ANY(\(held)::bigint[])) ORDER BY due_at, id
                          LIMIT \(max(0, limit)) FOR UPDATE SKIP LOCKED)
             RETURNING \(unescaped: Self.outboxColumns)
             """, Self.mention).sorted { $0.id < $1.id }

@@ -3,7 +3,10 @@ import Foundation
 import PostgresNIO
 
 /// Received Webmentions (`webmentions`, migration 12). Times travel as
-/// whole milliseconds (`Milliseconds`), as elsewhere.
+/// whole milliseconds (`Milliseconds`), as elsewhere. A trashed post's
+/// (`post_id` NULL, `trashed_post_id` set) are read, verified, approved
+/// and removed by none of these: they wait, hidden, for the post's
+/// restore or purge.
 extension PostgresStore {
     private static let webmentionColumns = """
         id, user_id, post_id, source, target, status, approved, \(Milliseconds.select("received_at")), attempts,
@@ -63,6 +66,7 @@ extension PostgresStore {
         try rows("""
             SELECT \(unescaped: Self.webmentionColumns) FROM webmentions
             WHERE status = 'queued' AND next_attempt_at <= timestamptz 'epoch' + \(Milliseconds.of(date)) * interval '1 millisecond'
+              AND post_id IS NOT NULL
             ORDER BY next_attempt_at, id LIMIT \(limit)
             """, Self.webmention)
     }
@@ -74,7 +78,7 @@ extension PostgresStore {
                 verified_at = timestamptz 'epoch' + \(Milliseconds.of(date)) * interval '1 millisecond',
                 kind = \(content.kind.rawValue), author_name = \(content.authorName), author_url = \(content.authorURL),
                 author_photo = \(content.authorPhoto), title = \(content.title), content = \(content.text)
-            WHERE id = \(id) RETURNING \(unescaped: Self.webmentionColumns)
+            WHERE id = \(id) AND post_id IS NOT NULL RETURNING \(unescaped: Self.webmentionColumns)
             """, Self.webmention).first
     }
 
@@ -89,6 +93,7 @@ extension PostgresStore {
     public func approveWebmention(id: Int64, ofUserID userID: Int64?) throws(StorageError) -> Webmention? {
         try rows("""
             UPDATE webmentions SET approved = true WHERE id = \(id) AND (\(userID)::bigint IS NULL OR user_id = \(userID)::bigint)
+              AND post_id IS NOT NULL
             RETURNING \(unescaped: Self.webmentionColumns)
             """, Self.webmention).first
     }
@@ -96,19 +101,20 @@ extension PostgresStore {
     public func deleteWebmention(id: Int64, ofUserID userID: Int64?) throws(StorageError) -> Webmention? {
         try rows("""
             DELETE FROM webmentions WHERE id = \(id) AND (\(userID)::bigint IS NULL OR user_id = \(userID)::bigint)
+              AND post_id IS NOT NULL
             RETURNING \(unescaped: Self.webmentionColumns)
             """, Self.webmention).first
     }
 
     public func webmention(id: Int64) throws(StorageError) -> Webmention? {
-        try rows("SELECT \(unescaped: Self.webmentionColumns) FROM webmentions WHERE id = \(id)", Self.webmention).first
+        try rows("SELECT \(unescaped: Self.webmentionColumns) FROM webmentions WHERE id = \(id) AND post_id IS NOT NULL", Self.webmention).first
     }
 
     public func webmentions(ofUserID userID: Int64?, approved: Bool?, limit: Int) throws(StorageError) -> [Webmention] {
         try rows("""
             SELECT \(unescaped: Self.webmentionColumns) FROM webmentions
             WHERE (\(userID)::bigint IS NULL OR user_id = \(userID)::bigint)
-              AND (\(approved)::boolean IS NULL OR approved = \(approved)::boolean)
+              AND (\(approved)::boolean IS NULL OR approved = \(approved)::boolean) AND post_id IS NOT NULL
             ORDER BY id DESC LIMIT \(limit)
             """, Self.webmention)
     }
@@ -132,14 +138,15 @@ extension PostgresStore {
     }
 
     public func unapprovedWebmentionCount(ofUserID userID: Int64) throws(StorageError) -> Int {
-        Int(try rows("SELECT COUNT(*) FROM webmentions WHERE user_id = \(userID) AND NOT approved") {
+        Int(try rows("SELECT COUNT(*) FROM webmentions WHERE user_id = \(userID) AND NOT approved AND post_id IS NOT NULL") {
             try $0.decode(Int64.self)
         }.first ?? 0)
     }
 
     public func postIDsWithShownWebmentions(ofUserID userID: Int64) throws(StorageError) -> Set<Int64> {
         Set(try rows("""
-            SELECT DISTINCT post_id FROM webmentions WHERE user_id = \(userID) AND approved AND verified_at IS NOT NULL
+            SELECT DISTINCT post_id FROM webmentions
+            WHERE user_id = \(userID) AND approved AND verified_at IS NOT NULL AND post_id IS NOT NULL
             """) { try $0.decode(Int64.self) })
     }
 }

@@ -69,6 +69,7 @@ public final class PostgresStore: BlogStorage {
     let gate = StoreGate()
     /// What the post paths queue in the Webmention outbox (off until set).
     let mentions = MentionQueueing()
+    let heldMentions = HeldMentions()
     /// Whether the post paths queue ActivityPub activities (off until set).
     let activities = ActivityQueueing()
     private let running: Mutex<[Task<Void, Never>]>

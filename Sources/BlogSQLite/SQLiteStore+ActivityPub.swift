@@ -241,7 +241,12 @@ extension SQLiteStore {
                                          ofUserID userID: Int64?) throws(StorageError) -> [Webmention] {
         try gate.pass { () throws(StorageError) in
             try write { db in
-                try Row.fetchAll(db, sql: """
+                // A trashed post's go too, unreturned: no page shows them.
+                try db.execute(sql: """
+                    DELETE FROM webmentions WHERE origin = 'activitypub' AND source = ?1 AND actor_id = ?2
+                        AND (?3 IS NULL OR user_id = ?3) AND post_id IS NULL
+                    """, arguments: [source, actorID, userID])
+                return try Row.fetchAll(db, sql: """
                     DELETE FROM webmentions
                     WHERE origin = 'activitypub' AND source = ?1 AND actor_id = ?2 AND (?3 IS NULL OR user_id = ?3)
                     RETURNING \(Self.responseColumns)
@@ -264,7 +269,8 @@ extension SQLiteStore {
     public func fediverseResponses(source: String) throws(StorageError) -> [Webmention] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT \(Self.responseColumns) FROM webmentions WHERE origin = 'activitypub' AND source = ? ORDER BY id
+                SELECT \(Self.responseColumns) FROM webmentions
+                WHERE origin = 'activitypub' AND source = ? AND post_id IS NOT NULL ORDER BY id
                 """, arguments: [source]).map(Self.response)
         }
     }

@@ -4,8 +4,9 @@ import GRDB
 
 /// The trash in SQLite (`trashed_posts`, migration v11): a trashed post's
 /// row moves there whole, its photos stay in `photos` on no post, marked
-/// with `trashed_post_id`; its tombstone is in `deleted_posts` all the
-/// while. Each change is one group commit.
+/// with `trashed_post_id`, and so do its responses in `webmentions`
+/// (v21); its tombstone is in `deleted_posts` all the while. Each change
+/// is one group commit.
 extension SQLiteStore {
     public func trashPost(id: Int64, ofUserID userID: Int64, at date: Date) throws(StorageError) -> PostRecord? {
         let date = date.wholeMilliseconds
@@ -24,6 +25,9 @@ extension SQLiteStore {
                     """, arguments: [date, id])
                 // Off the post before it goes, whose deletion would take them by cascade.
                 try db.execute(sql: "UPDATE photos SET post_id = NULL, trashed_post_id = ?1 WHERE post_id = ?1",
+                               arguments: [id])
+                // Its responses too: hidden while it is in the trash, back on restore.
+                try db.execute(sql: "UPDATE webmentions SET post_id = NULL, trashed_post_id = ?1 WHERE post_id = ?1",
                                arguments: [id])
                 try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
                 try db.execute(sql: "INSERT INTO deleted_posts (id, user_id, deleted_at) VALUES (?, ?, ?)",
@@ -65,6 +69,8 @@ extension SQLiteStore {
                     FROM trashed_posts WHERE id = ?
                     """, arguments: [min(page, newer ?? page), id])
                 try db.execute(sql: "UPDATE photos SET post_id = ?1, trashed_post_id = NULL WHERE trashed_post_id = ?1",
+                               arguments: [id])
+                try db.execute(sql: "UPDATE webmentions SET post_id = ?1, trashed_post_id = NULL WHERE trashed_post_id = ?1",
                                arguments: [id])
                 try db.execute(sql: "DELETE FROM trashed_posts WHERE id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM deleted_posts WHERE id = ?", arguments: [id])

@@ -7,6 +7,8 @@ import GRDB
 /// one server process that writes the file.
 extension SQLiteStore {
     public func queueWebmentions(with links: MentionLinks) { mentions.set(links) }
+    public func holdWebmentions(ofUserID userID: Int64) { heldMentions.hold(userID) }
+    public func releaseWebmentions(ofUserID userID: Int64) { heldMentions.release(userID) }
 
     /// Queues a Webmention to each of `targets` for post `postID`, in the
     /// caller's transaction; one already queued is due at once again.
@@ -27,19 +29,24 @@ extension SQLiteStore {
     public func claimWebmentions(dueBy date: Date, lease: TimeInterval,
                                  limit: Int) throws(StorageError) -> [OutgoingWebmention] {
         let now = Self.milliseconds(date), until = Self.milliseconds(date + max(0, lease))
+        // Users whose pages do not show their last change yet wait (`WebmentionHolds`).
+        let held = heldMentions.userIDs
+        let notHeld = held.isEmpty ? "" : " AND user_id NOT IN (SELECT value FROM json_each(?))"
+        let heldArgument: [(any DatabaseValueConvertible)?] = held.isEmpty ? [] : ["[" + held.map(String.init).joined(separator: ",") + "]"]
         // Most looks find nothing due: a read, not a turn of the writer.
         let due = try read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM webmention_outbox WHERE due_at <= ?)",
-                              arguments: [now]) ?? false
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM webmention_outbox WHERE due_at <= ?\(notHeld))",
+                              arguments: StatementArguments([now] + heldArgument)) ?? false
         }
         guard due else { return [] }
         return try gate.pass { () throws(StorageError) in
             try write { db in
                 try Row.fetchAll(db, sql: """
                     UPDATE webmention_outbox SET due_at = ?, attempts = attempts + 1
-                    WHERE id IN (SELECT id FROM webmention_outbox WHERE due_at <= ? ORDER BY due_at, id LIMIT ?)
+                    WHERE id IN (SELECT id FROM webmention_outbox WHERE due_at <= ?\(notHeld) ORDER BY due_at, id LIMIT ?)
                     RETURNING \(Self.outboxColumns)
-                    """, arguments: [until, now, max(0, limit)]).map(Self.mention).sorted { $0.id < $1.id }
+                    """, arguments: StatementArguments([until, now] + heldArgument + [max(0, limit)]))
+                    .map(Self.mention).sorted { $0.id < $1.id }
             }
         }
     }

@@ -4,6 +4,9 @@ import GRDB
 
 /// Received Webmentions in SQLite (`webmentions`, migration
 /// v14-webmentions). Times are UTC text to the millisecond, as elsewhere.
+/// A trashed post's (`post_id` NULL, `trashed_post_id` set) are read,
+/// verified, approved and removed by none of these: they wait, hidden,
+/// for the post's restore or purge.
 extension SQLiteStore {
     private static let webmentionColumns = """
         id, user_id, post_id, source, target, status, approved, received_at, attempts, next_attempt_at, verified_at,
@@ -52,7 +55,8 @@ extension SQLiteStore {
         try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(Self.webmentionColumns) FROM webmentions
-                WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?
+                WHERE status = 'queued' AND next_attempt_at <= ? AND post_id IS NOT NULL
+                ORDER BY next_attempt_at, id LIMIT ?
                 """, arguments: [date.wholeMilliseconds, limit]).map(Self.webmention)
         }
     }
@@ -64,7 +68,7 @@ extension SQLiteStore {
                 try Row.fetchOne(db, sql: """
                     UPDATE webmentions SET status = 'verified', attempts = 0, verified_at = ?, kind = ?, author_name = ?,
                         author_url = ?, author_photo = ?, title = ?, content = ?
-                    WHERE id = ? RETURNING \(Self.webmentionColumns)
+                    WHERE id = ? AND post_id IS NOT NULL RETURNING \(Self.webmentionColumns)
                     """, arguments: [date.wholeMilliseconds, content.kind.rawValue, content.authorName, content.authorURL,
                                      content.authorPhoto, content.title, content.text, id]).map(Self.webmention)
             }
@@ -84,7 +88,7 @@ extension SQLiteStore {
         try gate.pass { () throws(StorageError) in
             try write { db in
                 try Row.fetchOne(db, sql: """
-                    UPDATE webmentions SET approved = 1 WHERE id = ?1 AND (?2 IS NULL OR user_id = ?2)
+                    UPDATE webmentions SET approved = 1 WHERE id = ?1 AND (?2 IS NULL OR user_id = ?2) AND post_id IS NOT NULL
                     RETURNING \(Self.webmentionColumns)
                     """, arguments: [id, userID]).map(Self.webmention)
             }
@@ -95,7 +99,7 @@ extension SQLiteStore {
         try gate.pass { () throws(StorageError) in
             try write { db in
                 try Row.fetchOne(db, sql: """
-                    DELETE FROM webmentions WHERE id = ?1 AND (?2 IS NULL OR user_id = ?2)
+                    DELETE FROM webmentions WHERE id = ?1 AND (?2 IS NULL OR user_id = ?2) AND post_id IS NOT NULL
                     RETURNING \(Self.webmentionColumns)
                     """, arguments: [id, userID]).map(Self.webmention)
             }
@@ -104,7 +108,7 @@ extension SQLiteStore {
 
     public func webmention(id: Int64) throws(StorageError) -> Webmention? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.webmentionColumns) FROM webmentions WHERE id = ?",
+            try Row.fetchOne(db, sql: "SELECT \(Self.webmentionColumns) FROM webmentions WHERE id = ? AND post_id IS NOT NULL",
                              arguments: [id]).map(Self.webmention)
         }
     }
@@ -113,7 +117,8 @@ extension SQLiteStore {
         try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(Self.webmentionColumns) FROM webmentions
-                WHERE (?1 IS NULL OR user_id = ?1) AND (?2 IS NULL OR approved = ?2) ORDER BY id DESC LIMIT ?3
+                WHERE (?1 IS NULL OR user_id = ?1) AND (?2 IS NULL OR approved = ?2) AND post_id IS NOT NULL
+                ORDER BY id DESC LIMIT ?3
                 """, arguments: [userID, approved, limit]).map(Self.webmention)
         }
     }
@@ -142,7 +147,7 @@ extension SQLiteStore {
 
     public func unapprovedWebmentionCount(ofUserID userID: Int64) throws(StorageError) -> Int {
         try read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webmentions WHERE user_id = ? AND approved = 0",
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webmentions WHERE user_id = ? AND approved = 0 AND post_id IS NOT NULL",
                              arguments: [userID]) ?? 0
         }
     }
@@ -150,7 +155,8 @@ extension SQLiteStore {
     public func postIDsWithShownWebmentions(ofUserID userID: Int64) throws(StorageError) -> Set<Int64> {
         try read { db in
             Set(try Int64.fetchAll(db, sql: """
-                SELECT DISTINCT post_id FROM webmentions WHERE user_id = ? AND approved = 1 AND verified_at IS NOT NULL
+                SELECT DISTINCT post_id FROM webmentions
+                WHERE user_id = ? AND approved = 1 AND verified_at IS NOT NULL AND post_id IS NOT NULL
                 """, arguments: [userID]))
         }
     }

@@ -18,6 +18,7 @@ public final class SQLiteStore: BlogStorage {
     let newest = NewestPostsCache()
     /// What the post paths queue in the Webmention outbox (off until set).
     let mentions = MentionQueueing()
+    let heldMentions = HeldMentions()
     /// Whether the post paths queue ActivityPub activities (off until set).
     let activities = ActivityQueueing()
     public let path: String

@@ -355,6 +355,9 @@ enum Schema {
         migrator.registerMigration("v21-follow-answers") { db in
             try db.execute(sql: followAnswers)
         }
+        migrator.registerMigration("v22-trashed-responses") { db in
+            try db.execute(sql: trashedResponses)
+        }
         return migrator
     }
 }

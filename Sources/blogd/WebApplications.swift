@@ -23,15 +23,16 @@ extension Serve {
         backend.isRegistrationOpen = { [service] in service.registrationOpen }
         backend.photoFetcher = WebmentionSetup.photoFetcher(settings, maxBytes: backend.photoLimits.maxBytes)
         backend.setBlogSettings = { [service] name, blog in try service.setBlogSettings(blog, of: name) }
+        backend.blogSettingsBudget = settings.blogSettingsBudget
         let indieAuth = IndieAuthServer(baseURL: settings.effectiveBaseURL, storage: store, tokens: backend.tokens,
-                                        clients: settings.clientInfoSource)
+                                        budget: settings.indieAuthBudget, clients: settings.clientInfoSource)
         let client = WebClient(backend: backend, indieAuth: indieAuth)
         let moderation: [any WebApplication] = [WebmentionModeration(client: client, service: service),
                                                 FediverseSettings(client: client, service: service)]
         return ApplicationSet(moderation
             + webmentionApplications(settings, service: service)
             + [client, Micropub(backend: backend, baseURL: settings.effectiveBaseURL), IndieAuthEndpoints(server: indieAuth)]
-            + readingApplications(store: store, service: service)
+            + readingApplications(settings, store: store, service: service)
             + activityPubApplications(settings, store: store, service: service))
     }
 }

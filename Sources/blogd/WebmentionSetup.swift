@@ -17,7 +17,8 @@ enum WebmentionSetup {
     /// post; its sources are the posts' pages under `base_url`.
     static func startSender(_ settings: BlogConfig, store: any BlogStorage, service: BlogService) -> WebmentionSender {
         let fetcher = OutgoingFetcher(settings: settings.fetchSettings)
-        let sender = WebmentionSender(storage: store, http: FetcherHTTP(fetcher), baseURL: settings.effectiveBaseURL)
+        let sender = WebmentionSender(storage: store, http: FetcherHTTP(fetcher), baseURL: settings.effectiveBaseURL,
+                                      settings: settings.webmentionSenderSettings)
         service.webmentionsQueued { sender.wake() }
         sender.start()
         return sender

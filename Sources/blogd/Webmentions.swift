@@ -10,8 +10,7 @@ extension Serve {
     /// sources are fetched in the background under the `outgoing_*` bounds.
     static func webmentionApplications(_ settings: BlogConfig, service: BlogService) -> [any WebApplication] {
         let fetcher = OutgoingFetcher(settings: settings.fetchSettings)
-        let verifier = WebmentionVerifier(service: service, fetcher: fetcher,
-                                          settings: .init(concurrency: max(1, settings.outgoingConcurrency / 2)))
+        let verifier = WebmentionVerifier(service: service, fetcher: fetcher, settings: settings.webmentionVerifierSettings)
         verifier.start()
         let budget = AddressBudget(perSecond: settings.webmentionRate, burst: settings.webmentionBurst)
         return [WebmentionEndpoint(service: service, budget: budget, accepted: { verifier.nudge() })]

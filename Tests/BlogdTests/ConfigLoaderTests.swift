@@ -308,6 +308,12 @@ struct ConfigLoaderTests {
         "http_redirect_https": "true", "web_client": "false",
         "webmention_send": "false",
         "inbox_rate": "2", "inbox_burst": "7",
+        "tag_pages_rate": "1", "tag_pages_burst": "4", "search_rate": "0.5", "search_burst": "3",
+        "indieauth_authorization_rate": "0.1", "indieauth_authorization_burst": "5",
+        "indieauth_token_rate": "0.2", "indieauth_token_burst": "6",
+        "blog_settings_rate": "0.05", "blog_settings_burst": "2",
+        "webmention_send_first_retry": "30", "webmention_send_max_retry": "3600", "webmention_send_attempts": "3",
+        "webmention_verify_first_retry": "10", "webmention_verify_attempts": "2",
     ]
 
     /// What a key needs beside it to be valid at all: set with those, it

@@ -51,7 +51,7 @@ public struct IndieAuthEndpoints: WebApplication {
         }
         guard request.method == .post else { return Self.methodNotAllowed("POST") }
         guard server.budget.takeTokenRequest(for: request.peerAddress) else {
-            return OAuthError.tooMany(server.budget.retryAfter).response
+            return OAuthError.tooMany(server.budget.tokenRetryAfter).response
         }
         let form = FormData(bytes: request.body)
         let result: Result<WebResponse, OAuthError>

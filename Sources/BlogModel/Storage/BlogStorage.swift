@@ -15,7 +15,8 @@ import Foundation
 ///     let alice = try storage.createUser(name: "alice", passwordHash: hash, at: Date())
 public protocol BlogStorage: UserStorage, PostStorage, TrashStorage, PhotoStorage, LoginStateStorage,
     TokenStorage, SiteStorage, AuthorizationCodeStorage, BlogSettingsStorage, SitemapStorage, WebmentionOutbox,
-    TagStorage, SearchStorage, WebmentionStorage, ActivityPubStorage, InstanceKeyStorage {}
+    TagStorage, SearchStorage, WebmentionStorage, ActivityPubStorage, InstanceKeyStorage,
+    WebmentionHolds {}
 
 /// Failed logins of one user from one address: how many since
 /// `firstFailure`, and until when logins are refused.

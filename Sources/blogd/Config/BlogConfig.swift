@@ -137,6 +137,29 @@ public struct BlogConfig: Sendable, Equatable {
     /// ActivityPub inbox POSTs per address (a second, and at once).
     public var inboxRate = 5.0
     public var inboxBurst = 50.0
+    /// Tag pages and their feeds, and searches, per address (a second,
+    /// and at once).
+    public var tagPagesRate = 5.0
+    public var tagPagesBurst = 20.0
+    public var searchRate = 2.0
+    public var searchBurst = 10.0
+    /// IndieAuth per address: authorization attempts, token requests (a
+    /// second, and at once), and changes of blog settings.
+    public var indieauthAuthorizationRate = 0.5
+    public var indieauthAuthorizationBurst = 30.0
+    public var indieauthTokenRate = 0.5
+    public var indieauthTokenBurst = 30.0
+    public var blogSettingsRate = 0.1
+    public var blogSettingsBurst = 3.0
+    /// The Webmention sender's retries: the first wait (seconds, doubled
+    /// each time), the longest, and the tries before it gives up.
+    public var webmentionSendFirstRetry = 60.0
+    public var webmentionSendMaxRetry = 6 * 3600.0
+    public var webmentionSendAttempts = 8
+    /// The Webmention verifier's: the first wait (four times longer each
+    /// time) and the tries before the Webmention is removed.
+    public var webmentionVerifyFirstRetry = 60.0
+    public var webmentionVerifyAttempts = 5
 
     public init() {}
 }

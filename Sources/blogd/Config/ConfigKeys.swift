@@ -121,7 +121,7 @@ public enum ConfigKeys {
         Key(name: "webmention_burst", summary: "Webmentions an address may send at once") { "\($0.webmentionBurst)" },
         Key(name: "inbox_rate", summary: "ActivityPub inbox POSTs an address may send a second") { "\($0.inboxRate)" },
         Key(name: "inbox_burst", summary: "ActivityPub inbox POSTs an address may send at once") { "\($0.inboxBurst)" },
-    ]
+    ] + readingAndRetry
 
     /// The names of `all`.
     public static let names: Set<String> = Set(all.map(\.name))

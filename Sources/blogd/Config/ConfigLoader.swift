@@ -224,6 +224,7 @@ public enum ConfigLoader {
         config.webmentionBurst = try double(reader, "webmention_burst", config.webmentionBurst, 1...100_000)
         config.inboxRate = try double(reader, "inbox_rate", config.inboxRate, 0...1000)
         config.inboxBurst = try double(reader, "inbox_burst", config.inboxBurst, 1...100_000)
+        try readReadingAndRetry(reader, into: &config)
         return config
     }
 
@@ -236,12 +237,12 @@ public enum ConfigLoader {
         return value
     }
 
-    private static func int(_ reader: ConfigReader, _ key: String, _ fallback: Int, _ range: ClosedRange<Int>) throws -> Int {
+    static func int(_ reader: ConfigReader, _ key: String, _ fallback: Int, _ range: ClosedRange<Int>) throws -> Int {
         try number(key, reader.int(forKey: ConfigKey(key)), reader.string(forKey: ConfigKey(key)), fallback, range,
                    kind: "a whole number")
     }
 
-    private static func double(_ reader: ConfigReader, _ key: String, _ fallback: Double, _ range: ClosedRange<Double>) throws -> Double {
+    static func double(_ reader: ConfigReader, _ key: String, _ fallback: Double, _ range: ClosedRange<Double>) throws -> Double {
         try number(key, reader.double(forKey: ConfigKey(key)), reader.string(forKey: ConfigKey(key)), fallback, range,
                    kind: "a number")
     }
