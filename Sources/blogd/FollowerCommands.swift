@@ -13,17 +13,10 @@ import Logging
 // on the same database; an Accept or Reject it queues is sent by the
 // running server's delivery worker at its next look (within 30 s).
 
-/// Opens the service as `serve` would, runs `body` and prints what it
-/// returns; a refusal is one line on stderr and exit 1.
+/// Runs `body` through `moderate`, with the followers' error type.
 private func withFollowers(_ data: DataOptions,
                            _ body: (BlogService) throws(FollowerModerationError) -> String) async throws {
-    let settings = try await data.load()
-    bootstrapLogging(settings)
-    let (store, service) = try openService(settings, logger: Logger(label: "blogd.followers"))
-    defer { try? store.close() }
-    let output: String
-    do { output = try body(service) } catch { throw fail(error.description) }
-    if !output.isEmpty { print(output, terminator: output.hasSuffix("\n") ? "" : "\n") }
+    try await moderate(data, "followers", body)
 }
 
 struct ListFollowers: AsyncParsableCommand {
@@ -75,6 +68,16 @@ struct FollowerArguments: ParsableArguments {
     var name: String
     @Argument(help: "The follower's actor URL, as `blogd followers` lists it.")
     var actor: String
+
+    /// Does `act` to the follower and says so: "`done` follower ACTOR of NAME".
+    func answer(_ data: DataOptions, _ done: String,
+                _ act: @escaping (BlogService, _ actor: String, _ name: String)
+                    throws(FollowerModerationError) -> Follower) async throws {
+        try await withFollowers(data) { service throws(FollowerModerationError) in
+            let follower = try act(service, actor, name)
+            return "\(done) follower \(follower.actorID) of \(name)"
+        }
+    }
 }
 
 struct ApproveFollower: AsyncParsableCommand {
@@ -86,9 +89,8 @@ struct ApproveFollower: AsyncParsableCommand {
     @OptionGroup var follower: FollowerArguments
 
     func run() async throws {
-        try await withFollowers(data) { service throws(FollowerModerationError) in
-            let approved = try service.approveFollower(follower.actor, of: follower.name)
-            return "approved follower \(approved.actorID) of \(follower.name)"
+        try await follower.answer(data, "approved") { service, actor, name throws(FollowerModerationError) in
+            try service.approveFollower(actor, of: name)
         }
     }
 }
@@ -102,9 +104,8 @@ struct RefuseFollower: AsyncParsableCommand {
     @OptionGroup var follower: FollowerArguments
 
     func run() async throws {
-        try await withFollowers(data) { service throws(FollowerModerationError) in
-            let refused = try service.refuseFollower(follower.actor, of: follower.name)
-            return "refused follower \(refused.actorID) of \(follower.name)"
+        try await follower.answer(data, "refused") { service, actor, name throws(FollowerModerationError) in
+            try service.refuseFollower(actor, of: name)
         }
     }
 }
@@ -118,9 +119,8 @@ struct RemoveFollower: AsyncParsableCommand {
     @OptionGroup var follower: FollowerArguments
 
     func run() async throws {
-        try await withFollowers(data) { service throws(FollowerModerationError) in
-            let removed = try service.removeFollower(follower.actor, of: follower.name)
-            return "removed follower \(removed.actorID) of \(follower.name)"
+        try await follower.answer(data, "removed") { service, actor, name throws(FollowerModerationError) in
+            try service.removeFollower(actor, of: name)
         }
     }
 }

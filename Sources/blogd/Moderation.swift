@@ -7,17 +7,19 @@ import Logging
 // database: one commit, and the pages it touches written under the
 // user's page lock, which the server takes as well.
 
-/// Opens the service the way `serve` would, runs `body`, closes.
-func moderate(_ data: DataOptions, _ label: String, _ body: (BlogService) throws(BlogService.ModerationError) -> String) async throws {
+/// Opens the service the way `serve` would, runs `body`, prints what it
+/// returns (nothing when empty) and closes; a refusal is one line on
+/// stderr and exit 1.
+func moderate<Failure: Error & CustomStringConvertible>(
+    _ data: DataOptions, _ label: String, _ body: (BlogService) throws(Failure) -> String
+) async throws {
     let settings = try await data.load()
     bootstrapLogging(settings)
     let (store, service) = try openService(settings, logger: Logger(label: "blogd.\(label)"))
     defer { try? store.close() }
-    do {
-        print(try body(service))
-    } catch {
-        throw fail(error.description)
-    }
+    let output: String
+    do { output = try body(service) } catch { throw fail(error.description) }
+    if !output.isEmpty { print(output, terminator: output.hasSuffix("\n") ? "" : "\n") }
 }
 
 struct DeletePost: AsyncParsableCommand {
