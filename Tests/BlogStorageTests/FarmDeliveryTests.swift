@@ -74,6 +74,25 @@ struct FarmDeliveryTests {
         try await withTaskExecutorPreference(BlockingExecutor.shared) { try work() }
     }
 
+    /// Runs `body` off the cooperative pool (it blocks) with a fresh store
+    /// on `backend`, a test clock at `t0` and a farm of `hosts` behaving
+    /// as `behaviour` says; closes both after.
+    func withFarm(_ backend: Backend = .sqlite, hosts: Int,
+                  behaviour: @escaping @Sendable (Int) -> FarmBehaviour = { _ in .accept },
+                  _ body: @escaping @Sendable (any BlogStorage, TestClock, InboxFarm) throws -> Void) async throws {
+        try await offPool {
+            let (store, cleanUp) = try backend.open()
+            defer {
+                try? store.close()
+                cleanUp()
+            }
+            let clock = TestClock(t0)
+            let farm = try Self.farm(hosts: hosts, clock: clock, behaviour: behaviour)
+            defer { farm.stop() }
+            try body(store, clock, farm)
+        }
+    }
+
     /// Runs `sendDue` on a thread of its own (it blocks until its batch
     /// is settled); the returned semaphore is signalled when it is.
     static func sendInBackground(_ worker: ActivityDelivery) -> DispatchSemaphore {
@@ -91,15 +110,7 @@ struct FarmDeliveryTests {
     /// once, each personal inbox once, every one signed by alice's key;
     /// more deliveries than a batch, so the worker claims twice.
     @Test(arguments: Backend.available) func aFanOutReachesEachInboxOnceSigned(_ backend: Backend) async throws {
-        try await offPool {
-            let (store, cleanUp) = try backend.open()
-            defer {
-                try? store.close()
-                cleanUp()
-            }
-            let clock = TestClock(t0)
-            let farm = try Self.farm(hosts: 30, clock: clock)
-            defer { farm.stop() }
+        try await withFarm(backend, hosts: 30) { store, clock, farm in
             let alice = try Self.alice(store, followers: Self.followers(on: farm.hosts, per: 5) { $0.index % 2 == 0 })
             let expected = 15 + 15 * 5
             let worker = Self.worker(store, clock: clock)
@@ -134,15 +145,7 @@ struct FarmDeliveryTests {
     /// others have their delivery at once; its own comes due after the
     /// first backoff (a minute), not a second before, and then arrives.
     @Test func aHostDownForAMinuteGetsItAfterTheBackoff() async throws {
-        try await offPool {
-            let (store, cleanUp) = try Backend.sqlite.open()
-            defer {
-                try? store.close()
-                cleanUp()
-            }
-            let clock = TestClock(t0)
-            let farm = try Self.farm(hosts: 5, clock: clock) { $0 == 0 ? .failUntil(t0 + 60) : .accept }
-            defer { farm.stop() }
+        try await withFarm(hosts: 5, behaviour: { $0 == 0 ? .failUntil(t0 + 60) : .accept }) { store, clock, farm in
             let alice = try Self.alice(store, followers: Self.followers(on: farm.hosts, per: 2) { _ in true })
             let worker = Self.worker(store, clock: clock)
             _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
@@ -170,15 +173,7 @@ struct FarmDeliveryTests {
     /// ends it (the test says when), it is due again after the backoff,
     /// and delivered once the host answers.
     @Test func aHostThatNeverAnswersHoldsOnlyItsOwnDelivery() async throws {
-        try await offPool {
-            let (store, cleanUp) = try Backend.sqlite.open()
-            defer {
-                try? store.close()
-                cleanUp()
-            }
-            let clock = TestClock(t0)
-            let farm = try Self.farm(hosts: 12, clock: clock) { $0 == 0 ? .silent : .accept }
-            defer { farm.stop() }
+        try await withFarm(hosts: 12, behaviour: { $0 == 0 ? .silent : .accept }) { store, clock, farm in
             let alice = try Self.alice(store, followers: Self.followers(on: farm.hosts, per: 1) { _ in true })
             let expiry = ExpiryGate()
             let http = RoutedHTTP(special: farm.hosts[0].base + "/", to: ActivityDeliveryTests.fetcher(expiry: expiry),
@@ -214,15 +209,7 @@ struct FarmDeliveryTests {
     /// two claims waiting; when its time limit ends (the test says when)
     /// its four are due again after the backoff.
     @Test func aSilentHostDoesNotDelayTheOthersDeliveries() async throws {
-        try await offPool {
-            let (store, cleanUp) = try Backend.sqlite.open()
-            defer {
-                try? store.close()
-                cleanUp()
-            }
-            let clock = TestClock(t0)
-            let farm = try Self.farm(hosts: 20, clock: clock) { $0 == 0 ? .silent : .accept }
-            defer { farm.stop() }
+        try await withFarm(hosts: 20, behaviour: { $0 == 0 ? .silent : .accept }) { store, clock, farm in
             let alice = try Self.alice(store, followers: Self.followers(on: farm.hosts, per: 4) { _ in false })
             let expiry = ExpiryGate()
             let http = RoutedHTTP(special: farm.hosts[0].base + "/", to: ActivityDeliveryTests.fetcher(expiry: expiry),
@@ -250,15 +237,7 @@ struct FarmDeliveryTests {
     /// has its delivery meanwhile; the slow one's is delivered, not
     /// retried, once it answers.
     @Test func aSlowHostDoesNotHoldUpTheOthers() async throws {
-        try await offPool {
-            let (store, cleanUp) = try Backend.sqlite.open()
-            defer {
-                try? store.close()
-                cleanUp()
-            }
-            let clock = TestClock(t0)
-            let farm = try Self.farm(hosts: 12, clock: clock) { $0 == 0 ? .held : .accept }
-            defer { farm.stop() }
+        try await withFarm(hosts: 12, behaviour: { $0 == 0 ? .held : .accept }) { store, clock, farm in
             let alice = try Self.alice(store, followers: Self.followers(on: farm.hosts, per: 3) { $0.index != 0 })
             let worker = Self.worker(store, clock: clock)
             _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
@@ -281,15 +260,7 @@ struct FarmDeliveryTests {
     /// exactly the limit under way at once (`perHost` lanes), never more,
     /// though it has six deliveries waiting.
     @Test(arguments: [1, 2]) func sendsToOneHostStayWithinTheLimit(_ perHost: Int) async throws {
-        try await offPool {
-            let (store, cleanUp) = try Backend.sqlite.open()
-            defer {
-                try? store.close()
-                cleanUp()
-            }
-            let clock = TestClock(t0)
-            let farm = try Self.farm(hosts: 4, clock: clock) { _ in .held }
-            defer { farm.stop() }
+        try await withFarm(hosts: 4, behaviour: { _ in .held }) { store, clock, farm in
             let alice = try Self.alice(store, followers: Self.followers(on: farm.hosts, per: 6) { _ in false })
             let worker = Self.worker(store, clock: clock, perHost: perHost)
             _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)

@@ -41,41 +41,14 @@ struct SharedInboxSigningTests {
     }
 
     @Test func theSharedInboxFetchesKeysSignedAsTheSite() throws {
-        if (try? tool("which", ["curl"]).status) != 0 { return }
-        let remote = try HTTPStubServer { request in
-            if request.method == "GET", request.path == "/users/bob" {
-                return HTTPStubServer.Response(status: 200, headers: [("Content-Type", "application/activity+json")],
-                                               body: Self.actor(base: "http://" + (request.headers["host"] ?? "")))
-            }
-            return HTTPStubServer.Response(status: 202)
-        }
-        defer { remote.stop() }
-        try withTemporaryFolder { folder in
-            try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let data = ["--db", folder.appendingPathComponent("blog.sqlite").path,
-                        "--public", folder.appendingPathComponent("public").path]
-            let environment = ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1", "BLOGD_BASE_URL": "https://blog.example/",
-                               "BLOGD_OUTGOING_ALLOW_PRIVATE": "true"]
-            let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data,
-                                          environment: environment)
-            defer { _ = server.stop() }
-            _ = try server.waitForPort()
-            let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-            let http = try #require(Int(server.stderr[line].split(separator: ":").last ?? ""))
-            #expect(try runBlogd(["adduser", "alice"] + data, environment: environment, input: "pw\n").status == 0)
-
+        try SignedInboxServer.run(bob: Self.bob) { blog in
+            let (remote, server, http, folder) = (blog.remote, blog.server, blog.http, blog.folder)
             // A Follow of alice, signed by bob, posted to the shared inbox.
-            let actor = remote.url("/users/bob")
-            let follow = #"{"@context":"https://www.w3.org/ns/activitystreams","id":"\#(actor)/follows/1","#
-                + #""type":"Follow","actor":"\#(actor)","object":"https://blog.example/ap/alice"}"#
+            let follow = blog.follow()
             let headers = try HTTPSignatureSigner.sign(method: "POST", url: "https://blog.example/ap/inbox",
-                                                       body: Array(follow.utf8), keyID: actor + "#main-key",
+                                                       body: Array(follow.utf8), keyID: blog.actor + "#main-key",
                                                        privateKey: Self.bob.privateKey, now: Date())
-            var arguments = ["-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/activity+json",
-                             "--data-binary", follow]
-            for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
-            let status = try Self.curl(arguments + ["http://127.0.0.1:\(http)/ap/inbox"])
-            #expect(status == "202", "blogd: \(server.stderr)")
+            #expect(try blog.post(follow, headers: headers, to: "/ap/inbox") == "202", "blogd: \(server.stderr)")
 
             // The key was fetched by a GET signed as the site.
             let get = try #require(remote.requests.first { $0.method == "GET" && $0.path == "/users/bob" })
@@ -118,13 +91,5 @@ struct SharedInboxSigningTests {
             let refused = try tool(python, ["-c", Self.verifyGet, file.path])
             #expect(refused.output.trimmingCharacters(in: .whitespacesAndNewlines) == "false", "\(refused.output)")
         }
-    }
-
-    /// Bob's actor at `base` (the stub server's own URL), with `key`.
-    static func actor(base: String, key pair: ActorKeyPair = bob) -> [UInt8] {
-        let id = base + "/users/bob"
-        let key: [String: Any] = ["id": id + "#main-key", "owner": id, "publicKeyPem": pair.publicKeyPEM]
-        let document: [String: Any] = ["id": id, "type": "Person", "inbox": id + "/inbox", "publicKey": key]
-        return Array(try! JSONSerialization.data(withJSONObject: document))
     }
 }
