@@ -362,3 +362,13 @@ CREATE INDEX webmentions_by_remote_source ON webmentions (source) WHERE origin =
 ALTER TABLE activity_deliveries ADD COLUMN kind text NOT NULL DEFAULT 'post'
     CHECK (kind IN ('post', 'accept', 'reject'));
 ALTER TABLE blog_settings ADD COLUMN approve_followers boolean NOT NULL DEFAULT false;
+
+-- Migration 21.
+-- Block notices: a Block sent to an actor a blog blocks (one that
+-- followed it: its inbox is known), and the Undo of it on
+-- unblocking, are deliveries of their own kind; the block keeps
+-- the inbox its Block went to.
+ALTER TABLE actor_blocks ADD COLUMN inbox text;
+ALTER TABLE activity_deliveries DROP CONSTRAINT activity_deliveries_kind_check;
+ALTER TABLE activity_deliveries ADD CONSTRAINT activity_deliveries_kind_check
+    CHECK (kind IN ('post', 'accept', 'reject', 'block', 'unblock'));

@@ -355,6 +355,9 @@ enum Schema {
         migrator.registerMigration("v21-follow-answers") { db in
             try db.execute(sql: followAnswers)
         }
+        migrator.registerMigration("v23-block-notices") { db in
+            try db.execute(sql: blockNotices)
+        }
         return migrator
     }
 }
