@@ -372,3 +372,13 @@ ALTER TABLE webmentions ALTER COLUMN post_id DROP NOT NULL;
 ALTER TABLE webmentions ADD COLUMN trashed_post_id bigint REFERENCES trashed_posts(id) ON DELETE CASCADE;
 ALTER TABLE webmentions ADD CONSTRAINT webmentions_one_post CHECK ((post_id IS NULL) <> (trashed_post_id IS NULL));
 CREATE INDEX webmentions_by_trashed_post ON webmentions (trashed_post_id) WHERE trashed_post_id IS NOT NULL;
+
+-- Migration 21.
+-- Block notices: a Block sent to an actor a blog blocks (one that
+-- followed it: its inbox is known), and the Undo of it on
+-- unblocking, are deliveries of their own kind; the block keeps
+-- the inbox its Block went to.
+ALTER TABLE actor_blocks ADD COLUMN inbox text;
+ALTER TABLE activity_deliveries DROP CONSTRAINT activity_deliveries_kind_check;
+ALTER TABLE activity_deliveries ADD CONSTRAINT activity_deliveries_kind_check
+    CHECK (kind IN ('post', 'accept', 'reject', 'block', 'unblock'));

@@ -101,18 +101,22 @@ extension BlogService {
     /// Blocks an actor or a domain (and its subdomains): the followers and
     /// responses it covers go in the same commit, each removed follower's
     /// server is sent a `Reject` of its Follow (as Mastodon does when its
-    /// users block a follower: its side of the follow ends too), the
-    /// pages that showed those responses are rewritten, and the inbox
+    /// users block a follower: its side of the follow ends too), a blocked
+    /// actor that followed is sent a `Block` too (as Mastodon sends one),
+    /// the pages that showed those responses are rewritten, and the inbox
     /// refuses it from then on. Returns how many followers and responses went.
     @discardableResult
     public func block(_ target: BlockTarget, of name: String) throws(FollowerModerationError)
         -> (followers: Int, responses: Int) {
         let user = try followersBlog(name)
-        let urls = ActivityURLs(base: settings.baseURL)
+        let urls = ActivityURLs(base: settings.baseURL), blocked = target.value
         let removed = try answering {
-            try storage.block(userID: user.id, target, at: now()) { follower in
+            try storage.block(userID: user.id, target, at: now(), reject: { follower in
                 Self.answer(.reject, follower, user: user.name, urls: urls)
-            }
+            }, notice: { blockedAt in
+                String(decoding: ActivityDocuments.block(blocked, by: user.name, at: blockedAt, urls: urls).bytes,
+                       as: UTF8.self)
+            })
         }
         if removed.followers > 0 { mentionSignal.activities() }
         if removed.responses > 0 {
@@ -125,10 +129,20 @@ extension BlogService {
         return removed
     }
 
-    /// Lifts a block (nothing it removed comes back).
+    /// Lifts a block (nothing it removed comes back); when a `Block` was
+    /// sent for it, its `Undo` is queued in the same commit, so the
+    /// actor's server lets it follow the blog again.
     public func unblock(_ target: BlockTarget, of name: String) throws(FollowerModerationError) {
         let user = try followersBlog(name)
-        guard try answering({ try storage.unblock(userID: user.id, target) }) else { throw .noSuchBlock(target.value) }
+        let urls = ActivityURLs(base: settings.baseURL), blocked = target.value
+        let lifted = try answering {
+            try storage.unblock(userID: user.id, target, at: now()) { blockedAt in
+                String(decoding: ActivityDocuments.undoBlock(blocked, by: user.name, blockedAt: blockedAt, urls: urls).bytes,
+                       as: UTF8.self)
+            }
+        }
+        guard lifted else { throw .noSuchBlock(target.value) }
+        mentionSignal.activities()
     }
 
     /// The blog's blocks, newest first.

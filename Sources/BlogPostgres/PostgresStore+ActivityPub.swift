@@ -33,10 +33,10 @@ extension PostgresStore {
 
     // MARK: Followers
 
-    private static let followerColumns =
+    static let followerColumns =
         "id, user_id, actor_id, inbox, shared_inbox, host, follow_id, state, created_at"
 
-    @Sendable private static func follower(_ row: PostgresRow) throws -> Follower {
+    @Sendable static func follower(_ row: PostgresRow) throws -> Follower {
         let cells = row.makeRandomAccess()
         let state = try cells[7].decode(String.self)
         guard let parsed = Follower.State(rawValue: state) else { throw StorageError.failed("a follower in state \(state)") }
@@ -47,19 +47,29 @@ extension PostgresStore {
                         createdAt: Milliseconds.date(try cells[8].decode(Int64.self)))
     }
 
-    public func addFollower(userID: Int64, actorID: String, inbox: String, sharedInbox: String?, followID: String,
-                            accepted: Bool, at date: Date) throws(StorageError) -> Follower {
+    /// The statement that keeps a follower, or updates the one kept
+    /// (inboxes, host, Follow id; an accepted follower stays accepted),
+    /// returning it as kept: the one statement behind both `addFollower`s.
+    static func upsertFollower(userID: Int64, actorID: String, inbox: String, sharedInbox: String?, followID: String,
+                               accepted: Bool, at milliseconds: Int64) -> PostgresQuery {
         let state = accepted ? Follower.State.accepted.rawValue : Follower.State.pending.rawValue
-        let found = try rows("""
+        return """
             INSERT INTO followers (user_id, actor_id, inbox, shared_inbox, host, follow_id, state, created_at)
             VALUES (\(userID), \(actorID), \(inbox), \(sharedInbox), \(ActorHost.host(of: actorID)), \(followID),
-                    \(state), \(Milliseconds.of(date)))
+                    \(state), \(milliseconds))
             ON CONFLICT (user_id, actor_id) DO UPDATE SET
                 inbox = excluded.inbox, shared_inbox = excluded.shared_inbox, host = excluded.host,
                 follow_id = excluded.follow_id,
                 state = CASE WHEN followers.state = 'accepted' THEN 'accepted' ELSE excluded.state END
-            RETURNING \(unescaped: Self.followerColumns)
-            """, Self.follower)
+            RETURNING \(unescaped: followerColumns)
+            """
+    }
+
+    public func addFollower(userID: Int64, actorID: String, inbox: String, sharedInbox: String?, followID: String,
+                            accepted: Bool, at date: Date) throws(StorageError) -> Follower {
+        let found = try rows(Self.upsertFollower(userID: userID, actorID: actorID, inbox: inbox, sharedInbox: sharedInbox,
+                                                 followID: followID, accepted: accepted, at: Milliseconds.of(date)),
+                             Self.follower)
         guard let first = found.first else { throw .failed("the insert returned no row") }
         return first
     }

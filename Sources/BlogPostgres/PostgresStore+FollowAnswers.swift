@@ -7,24 +7,10 @@ import PostgresNIO
 /// in the follower's own transaction) and the blog's approval setting, in
 /// PostgreSQL (migration 19).
 extension PostgresStore {
-    private static let answerFollowerColumns =
-        "id, user_id, actor_id, inbox, shared_inbox, host, follow_id, state, created_at"
-
-    @Sendable private static func answerFollower(_ row: PostgresRow) throws -> Follower {
-        let cells = row.makeRandomAccess()
-        let state = try cells[7].decode(String.self)
-        guard let parsed = Follower.State(rawValue: state) else { throw StorageError.failed("a follower in state \(state)") }
-        return Follower(id: try cells[0].decode(Int64.self), userID: try cells[1].decode(Int64.self),
-                        actorID: try cells[2].decode(String.self), inbox: try cells[3].decode(String.self),
-                        sharedInbox: try cells[4].decode(String?.self), host: try cells[5].decode(String.self),
-                        followID: try cells[6].decode(String.self), state: parsed,
-                        createdAt: Milliseconds.date(try cells[8].decode(Int64.self)))
-    }
-
     /// The one follower `query` returns (nil when none).
     private static func oneFollower(_ connection: PostgresConnection, _ query: PostgresQuery,
                                     logger: Logger) async throws -> Follower? {
-        for try await row in try await connection.query(query, logger: logger) { return try answerFollower(row) }
+        for try await row in try await connection.query(query, logger: logger) { return try follower(row) }
         return nil
     }
 
@@ -32,10 +18,19 @@ extension PostgresStore {
     /// caller's transaction; the same answer already queued stays one.
     static func queueAnswer(_ connection: PostgresConnection, _ kind: DeliveryKind, to follower: Follower, body: String,
                             at milliseconds: Int64, logger: Logger) async throws {
-        let activity = DeliveryKind.answerActivityID(userID: follower.userID, kind: kind, followID: follower.followID)
+        try await queueOwn(connection, kind, userID: follower.userID, about: follower.followID, inbox: follower.inbox,
+                           body: body, at: milliseconds, logger: logger)
+    }
+
+    /// Queues a delivery that is no post's (`DeliveryKind.ownActivityID`)
+    /// to `inbox`, due at once, in the caller's transaction; the same one
+    /// already queued stays one.
+    static func queueOwn(_ connection: PostgresConnection, _ kind: DeliveryKind, userID: Int64, about: String,
+                         inbox: String, body: String, at milliseconds: Int64, logger: Logger) async throws {
+        let activity = DeliveryKind.ownActivityID(userID: userID, kind: kind, about: about)
         try await connection.query("""
             INSERT INTO activity_deliveries (activity_id, user_id, post_id, inbox, host, body, due_at, created_at, kind)
-            VALUES (\(activity), \(follower.userID), 0, \(follower.inbox), \(ActorHost.authority(of: follower.inbox)),
+            VALUES (\(activity), \(userID), 0, \(inbox), \(ActorHost.authority(of: inbox)),
                     \(body), \(milliseconds), \(milliseconds), \(kind.rawValue))
             ON CONFLICT (activity_id, inbox) DO NOTHING
             """, logger: logger)
@@ -43,18 +38,11 @@ extension PostgresStore {
 
     public func addFollower(userID: Int64, actorID: String, inbox: String, sharedInbox: String?, followID: String,
                             accepted: Bool, at date: Date, accept: @escaping FollowAnswerBody) throws(StorageError) -> Follower {
-        let state = accepted ? Follower.State.accepted.rawValue : Follower.State.pending.rawValue
-        let at = Milliseconds.of(date), host = ActorHost.host(of: actorID)
+        let at = Milliseconds.of(date)
+        let query = Self.upsertFollower(userID: userID, actorID: actorID, inbox: inbox, sharedInbox: sharedInbox,
+                                        followID: followID, accepted: accepted, at: at)
         return try transaction { [logger] connection in
-            guard let follower = try await Self.oneFollower(connection, """
-                INSERT INTO followers (user_id, actor_id, inbox, shared_inbox, host, follow_id, state, created_at)
-                VALUES (\(userID), \(actorID), \(inbox), \(sharedInbox), \(host), \(followID), \(state), \(at))
-                ON CONFLICT (user_id, actor_id) DO UPDATE SET
-                    inbox = excluded.inbox, shared_inbox = excluded.shared_inbox, host = excluded.host,
-                    follow_id = excluded.follow_id,
-                    state = CASE WHEN followers.state = 'accepted' THEN 'accepted' ELSE excluded.state END
-                RETURNING \(unescaped: Self.answerFollowerColumns)
-                """, logger: logger)
+            guard let follower = try await Self.oneFollower(connection, query, logger: logger)
             else { throw StorageError.failed("the insert returned no row") }
             if follower.state == .accepted {
                 try await Self.queueAnswer(connection, .accept, to: follower, body: accept(follower), at: at, logger: logger)
@@ -70,7 +58,7 @@ extension PostgresStore {
             guard let follower = try await Self.oneFollower(connection, """
                 UPDATE followers SET state = 'accepted'
                 WHERE user_id = \(userID) AND actor_id = \(actorID) AND state = 'pending'
-                RETURNING \(unescaped: Self.answerFollowerColumns)
+                RETURNING \(unescaped: Self.followerColumns)
                 """, logger: logger)
             else { return nil }
             try await Self.queueAnswer(connection, .accept, to: follower, body: accept(follower), at: at, logger: logger)
@@ -84,7 +72,7 @@ extension PostgresStore {
         return try transaction { [logger] connection in
             guard let follower = try await Self.oneFollower(connection, """
                 DELETE FROM followers WHERE user_id = \(userID) AND actor_id = \(actorID)
-                RETURNING \(unescaped: Self.answerFollowerColumns)
+                RETURNING \(unescaped: Self.followerColumns)
                 """, logger: logger)
             else { return nil }
             try await Self.queueAnswer(connection, .reject, to: follower, body: reject(follower), at: at, logger: logger)
@@ -94,43 +82,53 @@ extension PostgresStore {
 
     public func block(userID: Int64, _ target: BlockTarget, at date: Date,
                       reject: @escaping FollowAnswerBody) throws(StorageError) -> (followers: Int, responses: Int) {
-        let kind = target.kind, value = target.value, at = Milliseconds.of(date)
+        let at = Milliseconds.of(date)
         return try transaction { [logger] connection in
-            try await connection.query("""
-                INSERT INTO actor_blocks (user_id, kind, value, created_at) VALUES (\(userID), \(kind), \(value), \(at))
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
-            // A domain covers its subdomains: the host is it, or ends in "." and it.
-            let followers: PostgresQuery = kind == "actor"
-                ? """
-                  DELETE FROM followers WHERE user_id = \(userID) AND actor_id = \(value)
-                  RETURNING \(unescaped: Self.answerFollowerColumns)
-                  """
-                : """
-                  DELETE FROM followers WHERE user_id = \(userID)
-                      AND (host = \(value) OR right(host, char_length(\(value)) + 1) = '.' || \(value))
-                  RETURNING \(unescaped: Self.answerFollowerColumns)
-                  """
-            let responses: PostgresQuery = kind == "actor"
-                ? """
-                  DELETE FROM webmentions WHERE user_id = \(userID) AND origin = 'activitypub' AND actor_id = \(value)
-                  RETURNING id
-                  """
-                : """
-                  DELETE FROM webmentions WHERE user_id = \(userID) AND origin = 'activitypub'
-                      AND (actor_host = \(value) OR right(actor_host, char_length(\(value)) + 1) = '.' || \(value))
-                  RETURNING id
-                  """
-            var removed: [Follower] = []
-            for try await row in try await connection.query(followers, logger: logger) {
-                removed.append(try Self.answerFollower(row))
-            }
-            for follower in removed {
-                try await Self.queueAnswer(connection, .reject, to: follower, body: reject(follower), at: at, logger: logger)
-            }
-            let removedResponses = try await connection.query(responses, logger: logger).collect().count
-            return (removed.count, removedResponses)
+            let removed = try await Self.block(connection, userID: userID, target, at: at, reject: reject, logger: logger)
+            return (removed.followers.count, removed.responses)
         }
+    }
+
+    /// Blocks `target` in the caller's transaction: the followers it covers
+    /// go, each with its `reject` queued, and its responses; returns the
+    /// followers removed (as they were) and how many responses went.
+    static func block(_ connection: PostgresConnection, userID: Int64, _ target: BlockTarget, at: Int64,
+                      reject: FollowAnswerBody, logger: Logger) async throws -> (followers: [Follower], responses: Int) {
+        let kind = target.kind, value = target.value
+        try await connection.query("""
+            INSERT INTO actor_blocks (user_id, kind, value, created_at) VALUES (\(userID), \(kind), \(value), \(at))
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+        // A domain covers its subdomains: the host is it, or ends in "." and it.
+        let followers: PostgresQuery = kind == "actor"
+            ? """
+              DELETE FROM followers WHERE user_id = \(userID) AND actor_id = \(value)
+              RETURNING \(unescaped: followerColumns)
+              """
+            : """
+              DELETE FROM followers WHERE user_id = \(userID)
+                  AND (host = \(value) OR right(host, char_length(\(value)) + 1) = '.' || \(value))
+              RETURNING \(unescaped: followerColumns)
+              """
+        let responses: PostgresQuery = kind == "actor"
+            ? """
+              DELETE FROM webmentions WHERE user_id = \(userID) AND origin = 'activitypub' AND actor_id = \(value)
+              RETURNING id
+              """
+            : """
+              DELETE FROM webmentions WHERE user_id = \(userID) AND origin = 'activitypub'
+                  AND (actor_host = \(value) OR right(actor_host, char_length(\(value)) + 1) = '.' || \(value))
+              RETURNING id
+              """
+        var removed: [Follower] = []
+        for try await row in try await connection.query(followers, logger: logger) {
+            removed.append(try follower(row))
+        }
+        for follower in removed {
+            try await queueAnswer(connection, .reject, to: follower, body: reject(follower), at: at, logger: logger)
+        }
+        let removedResponses = try await connection.query(responses, logger: logger).collect().count
+        return (removed, removedResponses)
     }
 
     public func approvesFollowersByHand(userID: Int64) throws(StorageError) -> Bool {

@@ -60,7 +60,7 @@ extension PostgresStore {
     }
 
     public func restorePost(id: Int64, ofUserID userID: Int64) throws(StorageError) -> PostRecord? {
-        try transaction { [logger, mentions, activities] connection in
+        try transaction { [logger, mentions] connection in
             // The user's insert lock: the newest group read here stays the
             // newest until the commit, as for an insert.
             try await connection.query(
@@ -104,8 +104,8 @@ extension PostgresStore {
                 let restored = try Self.post(row)
                 try await Self.queueMentions(connection, mentions.targets(restored.content), postID: id, userID: userID,
                                              logger: logger)
-                try await Self.queueActivity(connection, activities, userID: userID, postID: id, kind: .create,
-                                             at: Milliseconds.of(Date()), logger: logger)
+                // No Create: the fediverse was sent a Delete, and the object
+                // id stays (docs/activitypub-delivery.md, "A restored post").
                 try await Self.writeTags(connection, postID: id, userID: userID, tags: restored.tags, logger: logger)
                 return restored
             }

@@ -37,33 +37,44 @@ extension SQLiteStore {
 
     // MARK: Followers
 
-    private static let followerColumns =
+    static let followerColumns =
         "id, user_id, actor_id, inbox, shared_inbox, host, follow_id, state, created_at"
 
-    private static func follower(_ row: Row) throws -> Follower {
+    static func follower(_ row: Row) throws -> Follower {
         let state: String = row[7]
         guard let parsed = Follower.State(rawValue: state) else { throw StorageError.failed("a follower in state \(state)") }
         return Follower(id: row[0], userID: row[1], actorID: row[2], inbox: row[3], sharedInbox: row[4], host: row[5],
                         followID: row[6], state: parsed, createdAt: date(row[8]))
     }
 
+    /// Keeps a follower in the caller's transaction, or updates the one
+    /// kept (inboxes, host, Follow id; an accepted follower stays
+    /// accepted), and returns it as kept: the one statement behind both
+    /// `addFollower`s.
+    static func upsertFollower(_ db: Database, userID: Int64, actorID: String, inbox: String, sharedInbox: String?,
+                               followID: String, accepted: Bool, at milliseconds: Int64) throws -> Follower {
+        let state = accepted ? Follower.State.accepted : .pending
+        let row = try Row.fetchOne(db, sql: """
+            INSERT INTO followers (user_id, actor_id, inbox, shared_inbox, host, follow_id, state, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (user_id, actor_id) DO UPDATE SET
+                inbox = excluded.inbox, shared_inbox = excluded.shared_inbox, host = excluded.host,
+                follow_id = excluded.follow_id,
+                state = CASE WHEN followers.state = 'accepted' THEN 'accepted' ELSE excluded.state END
+            RETURNING \(followerColumns)
+            """, arguments: [userID, actorID, inbox, sharedInbox, ActorHost.host(of: actorID), followID, state.rawValue,
+                             milliseconds])
+        guard let row else { throw StorageError.failed("the insert returned no row") }
+        return try follower(row)
+    }
+
     public func addFollower(userID: Int64, actorID: String, inbox: String, sharedInbox: String?, followID: String,
                             accepted: Bool, at date: Date) throws(StorageError) -> Follower {
-        let at = Self.ms(date), host = ActorHost.host(of: actorID)
-        let state = accepted ? Follower.State.accepted : .pending
+        let at = Self.ms(date)
         return try gate.pass { () throws(StorageError) in
             try write { db in
-                let row = try Row.fetchOne(db, sql: """
-                    INSERT INTO followers (user_id, actor_id, inbox, shared_inbox, host, follow_id, state, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (user_id, actor_id) DO UPDATE SET
-                        inbox = excluded.inbox, shared_inbox = excluded.shared_inbox, host = excluded.host,
-                        follow_id = excluded.follow_id,
-                        state = CASE WHEN followers.state = 'accepted' THEN 'accepted' ELSE excluded.state END
-                    RETURNING \(Self.followerColumns)
-                    """, arguments: [userID, actorID, inbox, sharedInbox, host, followID, state.rawValue, at])
-                guard let row else { throw StorageError.failed("the insert returned no row") }
-                return try Self.follower(row)
+                try Self.upsertFollower(db, userID: userID, actorID: actorID, inbox: inbox, sharedInbox: sharedInbox,
+                                        followID: followID, accepted: accepted, at: at)
             }
         }
     }

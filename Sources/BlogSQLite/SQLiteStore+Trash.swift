@@ -51,7 +51,7 @@ extension SQLiteStore {
     }
 
     public func restorePost(id: Int64, ofUserID userID: Int64) throws(StorageError) -> PostRecord? {
-        let mentions = self.mentions, activities = self.activities, now = Date()
+        let mentions = self.mentions
         return try gate.pass { () throws(StorageError) in
             try write { db in
                 guard let page = try Int.fetchOne(db, sql: "SELECT page FROM trashed_posts WHERE id = ? AND user_id = ?",
@@ -78,7 +78,8 @@ extension SQLiteStore {
                 try Self.recount(db, userID: userID, by: 1)
                 guard let restored = try PostRecord.fetchOne(db, key: id) else { return nil }
                 try Self.queueMentions(db, mentions.targets(restored.content), postID: id, userID: userID)
-                try Self.queueActivity(db, activities, userID: userID, postID: id, kind: .create, at: now)
+                // No Create: the fediverse was sent a Delete, and the object
+                // id stays (docs/activitypub-delivery.md, "A restored post").
                 try Self.writeTags(db, postID: id, userID: userID, tags: restored.tags)
                 return restored
             }

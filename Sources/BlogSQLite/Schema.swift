@@ -358,6 +358,9 @@ enum Schema {
         migrator.registerMigration("v22-trashed-responses") { db in
             try db.execute(sql: trashedResponses)
         }
+        migrator.registerMigration("v23-block-notices") { db in
+            try db.execute(sql: blockNotices)
+        }
         return migrator
     }
 }

@@ -40,15 +40,30 @@ import Testing
 
     /// bovine undoes a Follow by its id alone, to the followed actor's own
     /// inbox: that inbox names the blog, so the follower goes; another
-    /// Follow id (or the shared inbox, which names no blog) leaves it.
+    /// Follow id leaves it.
     @Test func anUndoByTheFollowsIdAloneRemovesTheFollowerAtTheBlogsInbox() async throws {
         let f = try await Self.fixture()
         let followID = "https://social.example/follows/10"
         #expect(try await f.post(InboxFixture.activity("Follow", id: followID, object: f.alice)).status == 202)
         #expect(try await f.post(InboxFixture.activity("Undo", object: "https://social.example/follows/other")).status == 202)
-        #expect(try await f.post(InboxFixture.activity("Undo", object: followID), to: "/ap/inbox").status == 202)
         #expect(try f.app.blog.store.follower(userID: f.user.id, actorID: InboxFixture.bob) != nil)
         #expect(try await f.post(InboxFixture.activity("Undo", object: followID)).status == 202)
+        #expect(try f.app.blog.store.follower(userID: f.user.id, actorID: InboxFixture.bob) == nil)
+        await f.close()
+    }
+
+    /// At the shared inbox, which names no blog, the follower is found by
+    /// the actor and the Follow id together, on every blog.
+    @Test func anUndoByTheFollowsIdAloneRemovesTheFollowerAtTheSharedInbox() async throws {
+        let f = try await Self.fixture()
+        let followID = "https://social.example/follows/11"
+        #expect(try await f.post(InboxFixture.activity("Follow", id: followID, object: f.alice), to: "/ap/inbox").status == 202)
+        let eve = "https://social.example/users/eve"
+        #expect(try await f.post(InboxFixture.activity("Undo", actor: eve, object: followID), to: "/ap/inbox",
+                                 keyID: eve + "#main-key").status == 202)
+        #expect(try f.app.blog.store.follower(userID: f.user.id, actorID: InboxFixture.bob) != nil,
+                "a third party undoes no one's follow")
+        #expect(try await f.post(InboxFixture.activity("Undo", object: followID), to: "/ap/inbox").status == 202)
         #expect(try f.app.blog.store.follower(userID: f.user.id, actorID: InboxFixture.bob) == nil)
         await f.close()
     }

@@ -142,8 +142,14 @@ struct FollowerServiceConformanceTests {
                 try service.unblock(.domain("social.example"), of: "alice")
             }
             #expect(try service.blocks(of: "alice").map(\.target) == [.actor("https://other.example/u/f")])
-            let rejects = try answers(store)
-            #expect(rejects.map(\.0) == [.reject, .reject, .reject], "each removed follower's server is told")
+            let sent = try answers(store)
+            let rejects = sent.filter { $0.0 == .reject }
+            #expect(rejects.count == 3, "each removed follower's server is told")
+            // The follower blocked as an actor is sent a Block too (a domain
+            // block sends none); lifting a domain block sends nothing.
+            let blocks = sent.filter { $0.0 != .reject }
+            #expect(blocks.map(\.0) == [.block] && blocks.first?.1 == "https://other.example/u/f/inbox")
+            #expect(blocks.first?.2["type"] as? String == "Block" && blocks.first?.2["object"] as? String == "https://other.example/u/f")
             #expect(rejects.map(\.1).sorted() == [bob + "/inbox", "https://other.example/u/f/inbox", eve + "/inbox"].sorted())
             #expect(rejects.allSatisfy { $0.2["type"] as? String == "Reject" })
         }

@@ -53,10 +53,15 @@ public struct StoredInboxActions: InboxActions {
     /// Nothing more: `addFollower` queued the Accept with the follower.
     public func queueAccept(of follower: InboxFollower, byUserID userID: Int64) throws(InboxActionError) {}
 
-    /// With no blog named (an Undo by the Follow's id alone), nothing: the
-    /// store finds followers by blog and actor.
+    /// With no blog named (an Undo by the Follow's id alone, at the shared
+    /// inbox), the actor's follows with that Follow id on every blog: the
+    /// actor and the id must both match, so no one undoes another's follow.
     public func removeFollower(actor: String, followID: String?, ofUserID userID: Int64?) throws(InboxActionError) {
-        guard let userID else { return }
+        guard let userID else {
+            guard let followID else { return }
+            _ = try run { try storage.removeFollows(actorID: actor, followID: followID) }
+            return
+        }
         try run {
             guard let kept = try storage.follower(userID: userID, actorID: actor),
                   followID == nil || kept.followID == followID

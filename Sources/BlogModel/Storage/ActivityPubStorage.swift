@@ -4,7 +4,8 @@ import Foundation
 /// actors and domains it blocks, the responses from the fediverse (kept
 /// with the received Webmentions), and the delivery queue.
 public protocol ActivityPubStorage: ActorKeyStorage, FollowerStorage, ActorBlockStorage, FediverseResponseStorage,
-    ActivityQueue, FollowAnswerQueue, FollowerApprovalStorage {}
+    ActivityQueue, FollowAnswerQueue, FollowerApprovalStorage, FollowUndoStorage,
+    BlockNoticeQueue {}
 
 /// A blog's RSA key pair, as PEM text (SPKI public, PKCS#8 private).
 public struct ActorKey: Sendable, Equatable {

@@ -13,14 +13,25 @@ import Foundation
 /// id by `answerActivityID`, so the same answer queued twice (a follower's
 /// server sending its Follow again) is one delivery, as a post's activity
 /// is once per inbox.
+///
+/// `block` and `unblock` are the same kind of row: a `Block` sent to an
+/// actor the blog blocks, and its `Undo` when the block is lifted (see
+/// `BlockNoticeQueue`), their `activity_id` made from the Block's id.
 public enum DeliveryKind: String, Sendable, CaseIterable {
-    case post, accept, reject
+    case post, accept, reject, block, unblock
 
     /// The `activity_id` of an answer: minus a 63-bit FNV-1a of the blog,
     /// the kind and the Follow's id (never 0, never positive).
     public static func answerActivityID(userID: Int64, kind: DeliveryKind, followID: String) -> Int64 {
+        ownActivityID(userID: userID, kind: kind, about: followID)
+    }
+
+    /// The `activity_id` of a delivery that is no post's: minus a 63-bit
+    /// FNV-1a of the blog, the kind and what it is about (a Follow's id,
+    /// a Block's id).
+    public static func ownActivityID(userID: Int64, kind: DeliveryKind, about: String) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(userID) \(kind.rawValue) \(followID)".utf8 {
+        for byte in "\(userID) \(kind.rawValue) \(about)".utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }

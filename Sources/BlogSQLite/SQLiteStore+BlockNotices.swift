@@ -1,0 +1,46 @@
+import BlogModel
+import Foundation
+import GRDB
+
+/// A `Block` queued to an actor the blog blocks, and its `Undo` when the
+/// block is lifted, in SQLite (migration v23-block-notices: the block
+/// keeps the inbox its Block went to).
+extension SQLiteStore {
+    public func block(userID: Int64, _ target: BlockTarget, at date: Date, reject: @escaping FollowAnswerBody,
+                      notice: @escaping BlockNoticeBody) throws(StorageError) -> (followers: Int, responses: Int) {
+        let at = Self.ms(date)
+        return try gate.pass { () throws(StorageError) in
+            try write { db in
+                let removed = try Self.block(db, userID: userID, target, at: at, reject: reject)
+                if case .actor(let actor) = target, let follower = removed.followers.first(where: { $0.actorID == actor }),
+                   let blockedAt = try Int64.fetchOne(db, sql: """
+                       UPDATE actor_blocks SET inbox = ? WHERE user_id = ? AND kind = 'actor' AND value = ?
+                       RETURNING created_at
+                       """, arguments: [follower.inbox, userID, actor]) {
+                    try Self.queueOwn(db, .block, userID: userID, about: "\(actor) \(blockedAt)", inbox: follower.inbox,
+                                      body: notice(Self.date(blockedAt)), at: at)
+                }
+                return (removed.followers.count, removed.responses)
+            }
+        }
+    }
+
+    public func unblock(userID: Int64, _ target: BlockTarget, at date: Date,
+                        undo: @escaping BlockNoticeBody) throws(StorageError) -> Bool {
+        let at = Self.ms(date)
+        return try gate.pass { () throws(StorageError) in
+            try write { db in
+                guard let row = try Row.fetchOne(db, sql: """
+                    DELETE FROM actor_blocks WHERE user_id = ? AND kind = ? AND value = ? RETURNING created_at, inbox
+                    """, arguments: [userID, target.kind, target.value])
+                else { return false }
+                let blockedAt: Int64 = row[0]
+                if let inbox: String = row[1] {
+                    try Self.queueOwn(db, .unblock, userID: userID, about: "\(target.value) \(blockedAt)", inbox: inbox,
+                                      body: undo(Self.date(blockedAt)), at: at)
+                }
+                return true
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import BlogTestSupport
+import Foundation
+import Testing
+import BlogModel
+
+/// A `Block` queued to an actor a blog blocks, and its `Undo` when the
+/// block is lifted, the same on every backend: in the block's own
+/// commit, to the inbox of the follower it removed, once; nothing for an
+/// actor with no inbox known or for a domain.
+@Suite("BlogStorage conformance: Block and its Undo, queued with the block")
+struct BlockNoticeConformanceTests {
+    static let bob = "https://social.example/users/bob"
+
+    /// The deliveries that are no post's: kind, inbox, body.
+    private func own(_ store: any BlogStorage) throws -> [String] {
+        try store.queuedDeliveries(limit: 100).filter { $0.kind != .post }
+            .map { "\($0.kind.rawValue) \($0.inbox) \($0.body)" }
+    }
+
+    @Test(arguments: Backend.available) func aBlockedFollowerIsSentABlockAndItsUndo(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            _ = try store.addFollower(userID: alice.id, actorID: Self.bob, inbox: Self.bob + "/inbox",
+                                      sharedInbox: "https://social.example/inbox", followID: "f1", accepted: true, at: t0)
+            let notice: BlockNoticeBody = { "block at \(Int64($0.timeIntervalSince1970))" }
+            let undo: BlockNoticeBody = { "undo of \(Int64($0.timeIntervalSince1970))" }
+            let removed = try store.block(userID: alice.id, .actor(Self.bob), at: t0, reject: { "reject \($0.followID)" },
+                                          notice: notice)
+            #expect(removed.followers == 1)
+            let inbox = Self.bob + "/inbox"
+            #expect(try own(store).sorted() == ["block \(inbox) block at 1800000000", "reject \(inbox) reject f1"],
+                    "to the actor's own inbox, not its server's shared one")
+            let later = t0.addingTimeInterval(60)
+            _ = try store.block(userID: alice.id, .actor(Self.bob), at: later, reject: { _ in "x" }, notice: notice)
+            #expect(try own(store).count == 2, "blocked again: no follower, nothing more")
+            #expect(try store.blocks(ofUserID: alice.id).map(\.createdAt) == [t0])
+
+            #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: later, undo: undo))
+            #expect(try own(store).filter { $0.hasPrefix("unblock ") } == ["unblock \(inbox) undo of 1800000000"],
+                    "the Undo names the Block sent")
+            #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: later, undo: undo) == false)
+            #expect(try own(store).count == 3)
+            #expect(try store.isBlocked(userID: alice.id, actorID: Self.bob) == false)
+        }
+    }
+
+    @Test(arguments: Backend.available) func anActorWithNoInboxKnownOrADomainIsSentNothing(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            let carol = "https://other.example/users/carol"
+            _ = try store.addFollower(userID: alice.id, actorID: carol, inbox: carol + "/inbox", sharedInbox: nil,
+                                      followID: "f2", accepted: false, at: t0)
+            let notice: BlockNoticeBody = { _ in "block" }
+            _ = try store.block(userID: alice.id, .actor(Self.bob), at: t0, reject: { _ in "reject" }, notice: notice)
+            #expect(try own(store).isEmpty, "bob never followed: no inbox known")
+            #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: t0, undo: { _ in "undo" }))
+            #expect(try own(store).isEmpty)
+
+            let removed = try store.block(userID: alice.id, .domain("other.example"), at: t0, reject: { _ in "reject" },
+                                          notice: notice)
+            #expect(removed.followers == 1)
+            #expect(try own(store) == ["reject \(carol)/inbox reject"], "a domain block: its Rejects only")
+            #expect(try store.unblock(userID: alice.id, .domain("other.example"), at: t0, undo: { _ in "undo" }))
+            #expect(try own(store).count == 1)
+        }
+    }
+}
