@@ -145,32 +145,10 @@ extension PostgresStore {
 
     public func block(userID: Int64, _ target: BlockTarget,
                       at date: Date) throws(StorageError) -> (followers: Int, responses: Int) {
-        let kind = target.kind, value = target.value, at = Milliseconds.of(date)
+        let at = Milliseconds.of(date)
         return try transaction { [logger] connection in
-            try await connection.query("""
-                INSERT INTO actor_blocks (user_id, kind, value, created_at) VALUES (\(userID), \(kind), \(value), \(at))
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
-            // A domain covers its subdomains: the host is it, or ends in "." and it.
-            let followers: PostgresQuery = kind == "actor"
-                ? "DELETE FROM followers WHERE user_id = \(userID) AND actor_id = \(value) RETURNING id"
-                : """
-                  DELETE FROM followers WHERE user_id = \(userID)
-                      AND (host = \(value) OR right(host, char_length(\(value)) + 1) = '.' || \(value)) RETURNING id
-                  """
-            let responses: PostgresQuery = kind == "actor"
-                ? """
-                  DELETE FROM webmentions WHERE user_id = \(userID) AND origin = 'activitypub' AND actor_id = \(value)
-                  RETURNING id
-                  """
-                : """
-                  DELETE FROM webmentions WHERE user_id = \(userID) AND origin = 'activitypub'
-                      AND (actor_host = \(value) OR right(actor_host, char_length(\(value)) + 1) = '.' || \(value))
-                  RETURNING id
-                  """
-            let removedFollowers = try await connection.query(followers, logger: logger).collect().count
-            let removedResponses = try await connection.query(responses, logger: logger).collect().count
-            return (removedFollowers, removedResponses)
+            let removed = try await Self.block(connection, userID: userID, target, at: at, reject: nil, logger: logger)
+            return (removed.followers.count, removed.responses)
         }
     }
 

@@ -90,10 +90,11 @@ extension PostgresStore {
     }
 
     /// Blocks `target` in the caller's transaction: the followers it covers
-    /// go, each with its `reject` queued, and its responses; returns the
-    /// followers removed (as they were) and how many responses went.
+    /// go, each with its `reject` queued (none when nil), and its
+    /// responses; returns the followers removed (as they were) and how
+    /// many responses went.
     static func block(_ connection: PostgresConnection, userID: Int64, _ target: BlockTarget, at: Int64,
-                      reject: FollowAnswerBody, logger: Logger) async throws -> (followers: [Follower], responses: Int) {
+                      reject: FollowAnswerBody?, logger: Logger) async throws -> (followers: [Follower], responses: Int) {
         let kind = target.kind, value = target.value
         try await connection.query("""
             INSERT INTO actor_blocks (user_id, kind, value, created_at) VALUES (\(userID), \(kind), \(value), \(at))
@@ -125,6 +126,7 @@ extension PostgresStore {
             removed.append(try follower(row))
         }
         for follower in removed {
+            guard let reject else { break }
             try await queueAnswer(connection, .reject, to: follower, body: reject(follower), at: at, logger: logger)
         }
         let removedResponses = try await connection.query(responses, logger: logger).collect().count

@@ -161,23 +161,11 @@ extension SQLiteStore {
 
     public func block(userID: Int64, _ target: BlockTarget,
                       at date: Date) throws(StorageError) -> (followers: Int, responses: Int) {
-        let at = Self.ms(date), kind = target.kind, value = target.value
+        let at = Self.ms(date)
         return try gate.pass { () throws(StorageError) in
             try write { db in
-                try db.execute(sql: """
-                    INSERT INTO actor_blocks (user_id, kind, value, created_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT DO NOTHING
-                    """, arguments: [userID, kind, value, at])
-                // A domain covers its subdomains: the host is it, or ends in "." and it.
-                let (followers, responses) = kind == "actor"
-                    ? ("actor_id = ?2", "actor_id = ?2")
-                    : ("(host = ?2 OR substr(host, -length(?2) - 1) = '.' || ?2)",
-                       "(actor_host = ?2 OR substr(actor_host, -length(?2) - 1) = '.' || ?2)")
-                try db.execute(sql: "DELETE FROM followers WHERE user_id = ?1 AND \(followers)", arguments: [userID, value])
-                let removedFollowers = db.changesCount
-                try db.execute(sql: "DELETE FROM webmentions WHERE user_id = ?1 AND origin = 'activitypub' AND \(responses)",
-                               arguments: [userID, value])
-                return (removedFollowers, db.changesCount)
+                let removed = try Self.block(db, userID: userID, target, at: at, reject: nil)
+                return (removed.followers.count, removed.responses)
             }
         }
     }

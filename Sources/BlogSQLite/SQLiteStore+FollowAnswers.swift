@@ -86,10 +86,11 @@ extension SQLiteStore {
     }
 
     /// Blocks `target` in the caller's transaction: the followers it covers
-    /// go, each with its `reject` queued, and its responses; returns the
-    /// followers removed (as they were) and how many responses went.
+    /// go, each with its `reject` queued (none when nil), and its
+    /// responses; returns the followers removed (as they were) and how
+    /// many responses went.
     static func block(_ db: Database, userID: Int64, _ target: BlockTarget, at: Int64,
-                      reject: FollowAnswerBody) throws -> (followers: [Follower], responses: Int) {
+                      reject: FollowAnswerBody?) throws -> (followers: [Follower], responses: Int) {
         let kind = target.kind, value = target.value
         try db.execute(sql: """
             INSERT INTO actor_blocks (user_id, kind, value, created_at) VALUES (?, ?, ?, ?)
@@ -104,7 +105,7 @@ extension SQLiteStore {
             DELETE FROM followers WHERE user_id = ?1 AND \(followers) RETURNING \(followerColumns)
             """, arguments: [userID, value]).map(follower)
         for follower in removed {
-            try queueAnswer(db, .reject, to: follower, body: reject(follower), at: at)
+            if let reject { try queueAnswer(db, .reject, to: follower, body: reject(follower), at: at) }
         }
         try db.execute(sql: "DELETE FROM webmentions WHERE user_id = ?1 AND origin = 'activitypub' AND \(responses)",
                        arguments: [userID, value])
