@@ -503,6 +503,19 @@ public final class BlogService: Sendable {
         sitemap.flush(0, true)
     }
 
+    /// Writes what the background writers still hold (feeds, the index,
+    /// the sitemap: only what changed) and drops this process's spares,
+    /// for a process that ends now: an admin command would otherwise exit
+    /// with its changes unwritten, or write them after its database
+    /// closed, and leave its spares (old pages) in the staging folder.
+    public func finishPageWrites() {
+        feeds.flushAll()
+        // The index's write marks the sitemap changed: after it.
+        index.flushAll()
+        sitemap.flushAll()
+        pages.removeSpares()
+    }
+
     /// Takes back a commit whose reply will be a failure. If even that
     /// fails, the start-up page check shows the row on its page later.
     @discardableResult

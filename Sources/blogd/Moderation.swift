@@ -16,7 +16,7 @@ func moderate<Failure: Error & CustomStringConvertible>(
     let settings = try await data.load()
     bootstrapLogging(settings)
     let (store, service) = try openService(settings, logger: Logger(label: "blogd.\(label)"))
-    defer { try? store.close() }
+    defer { closeService(store, service) }
     let output: String
     do { output = try body(service) } catch { throw fail(error.description) }
     if !output.isEmpty { print(output, terminator: output.hasSuffix("\n") ? "" : "\n") }

@@ -14,7 +14,7 @@ struct Rebuild: AsyncParsableCommand {
         let settings = try await data.load()
         bootstrapLogging(settings)
         let (store, service) = try openService(settings, logger: Logger(label: "blogd.rebuild"))
-        defer { try? store.close() }
+        defer { closeService(store, service) }
         let hold = try holdDatabase(settings, as: .rebuild)
         defer { hold?.release() }
         do {

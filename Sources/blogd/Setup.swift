@@ -85,6 +85,13 @@ func openService(_ settings: BlogConfig, create: Bool = false, metered: Bool = f
     }
 }
 
+/// Closes what `openService` opened, for a command that ends: its page
+/// writes finished first (`BlogService.finishPageWrites`).
+func closeService(_ store: any BlogStorage, _ service: BlogService) {
+    service.finishPageWrites()
+    try? store.close()
+}
+
 /// Makes the public folder when it is not there, as the database's folder
 /// is made: `blogd serve` only (an admin command needs the blog's pages).
 func makePublicFolder(_ settings: BlogConfig, logger: Logger) throws {

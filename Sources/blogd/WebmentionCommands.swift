@@ -14,7 +14,7 @@ private func withService(_ data: DataOptions, _ body: (BlogService) throws -> Vo
     let settings = try await data.load()
     bootstrapLogging(settings)
     let (store, service) = try openService(settings, logger: Logger(label: "blogd.webmentions"))
-    defer { try? store.close() }
+    defer { closeService(store, service) }
     do {
         try body(service)
     } catch let exit as ExitCode {

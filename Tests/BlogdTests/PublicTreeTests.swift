@@ -124,6 +124,35 @@ struct PublicTreeTests {
         #expect(!FileManager.default.fileExists(atPath: stagingPath))
     }
 
+    /// An admin command writes what its change touches before it exits
+    /// (the sitemap, which it wrote in the background, was lost at the
+    /// exit or written after the database closed) and leaves no old page
+    /// of its own in the staging folder.
+    @Test func anAdminCommandFinishesItsWritesAndLeavesNoSpare() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (server, port) = try serve()
+        #expect(try exchange("register:alice:pw[E];", port: port) == "reg:OK[E];")
+        #expect(try exchange("login:alice:pw[E];", port: port) == "log:OK[E];")
+        for round in 1...3 {
+            #expect(try exchange("newpost:alice:Title-\(round):Text-\(round)[E];", port: port) == "post:OK[E];")
+        }
+        let ids = try postIDs("alice", port: port)
+        #expect(server.stop() == 0)
+        func sitemap() -> String {
+            String(decoding: FileManager.default.contents(atPath: publicPath + "/sitemap.xml") ?? Data(), as: UTF8.self)
+        }
+        let page = "alice/\(ids[0]).html"
+        #expect(sitemap().contains(page))
+        #expect(!FileManager.default.fileExists(atPath: stagingPath))
+
+        let deleted = try runBlogd(["delete-post", ids[0]] + data, environment: environment)
+        #expect(deleted.status == 0, "\(deleted.err)")
+        #expect(!deleted.err.contains("not written"), "\(deleted.err)")
+        #expect(!sitemap().contains(page), "the sitemap was written before the command ended")
+        #expect(!FileManager.default.fileExists(atPath: stagingPath), "no spare left behind")
+        #expect(names().filter(Self.isTemporary) == [])
+    }
+
     /// A second start finds every file right: index.html, index.atom, a
     /// blog's page, its feed and a post's page keep their inode and time.
     /// Moved to another address, the feeds' links follow and their ids do
