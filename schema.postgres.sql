@@ -382,3 +382,8 @@ ALTER TABLE actor_blocks ADD COLUMN inbox text;
 ALTER TABLE activity_deliveries DROP CONSTRAINT activity_deliveries_kind_check;
 ALTER TABLE activity_deliveries ADD CONSTRAINT activity_deliveries_kind_check
     CHECK (kind IN ('post', 'accept', 'reject', 'block', 'unblock'));
+
+-- Migration 22.
+-- The fan-out's point: a queued activity fanned out in chunks
+-- keeps the last inbox it made a delivery for.
+ALTER TABLE activity_queue ADD COLUMN fanned_out_to text;

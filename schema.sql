@@ -392,3 +392,7 @@ ALTER TABLE activity_deliveries_v23 RENAME TO activity_deliveries;
 CREATE INDEX activity_deliveries_by_due ON activity_deliveries(due_at, id);
 CREATE INDEX activity_deliveries_by_post ON activity_deliveries(post_id);
 
+-- The fan-out's point (v24): a queued activity fanned out in chunks keeps
+-- the last inbox it made a delivery for, so a fan-out stopped midway goes
+-- on from there and no inbox gets two.
+ALTER TABLE activity_queue ADD COLUMN fanned_out_to TEXT;

@@ -27,10 +27,20 @@ public final class ActivityDelivery: Sendable {
         public var batch: Int = 64
         /// Queued activities fanned out in one look.
         public var fanOutBatch: Int = 16
+        /// Deliveries a fan-out writes in one transaction: a post to
+        /// 10,000 inboxes holds the writer (and the posts waiting for it)
+        /// for a chunk at a time, not for all of them.
+        public var fanOutChunk: Int = 100
         /// Sends at once to one host (its inboxes' authority).
         public var perHost: Int = 2
         /// Sends at once in all.
         public var concurrency: Int = 32
+        /// Deliveries to one host the sender's window holds (waiting or
+        /// being sent) before its claims pass that host by (a claim takes
+        /// at most this many of one host): a host with hundreds of
+        /// followers' own inboxes that never answers holds a few places in
+        /// the window, not all of them.
+        public var heldPerHost: Int = 4
         /// Seconds before the first retry; each next one waits twice as long.
         public var firstRetry: Double = 60
         /// The longest wait between two tries.
@@ -80,14 +90,19 @@ public final class ActivityDelivery: Sendable {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let loop: BackgroundSender<ActivityDelivery>
+    private let signing: SigningThreads
 
     /// - Parameters:
     ///   - baseURL: `BlogConfig.effectiveBaseURL`: actors and key ids are under it.
     ///   - now: the clock of due times, backoff and giving up (tests move it by hand).
+    ///   - signing: the threads that sign (and copy each body), below the
+    ///     requests' priority.
     public init(storage: any BlogStorage, http: any OutgoingHTTP, signer: any RequestSigner,
                 renderer: any ActivityRenderer = MinimalActivityRenderer(), baseURL: String,
                 settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
+                signing: SigningThreads = .shared,
                 logger: Logger = Logger(label: "blogd.activitypub.delivery")) {
+        self.signing = signing
         self.storage = storage
         self.http = http
         self.signer = signer
@@ -98,7 +113,8 @@ public final class ActivityDelivery: Sendable {
         self.logger = logger
         loop = BackgroundSender(thread: "blogd-activitypub", queue: "activity queue",
                                 settings: .init(batch: settings.batch, lease: settings.lease, perHost: settings.perHost,
-                                                concurrency: settings.concurrency, pollInterval: settings.pollInterval,
+                                                concurrency: settings.concurrency, heldPerHost: settings.heldPerHost,
+                                                pollInterval: settings.pollInterval,
                                                 gather: settings.gather),
                                 now: now, logger: logger)
         _ = ActivityDeliveryMetrics.shared
@@ -135,7 +151,20 @@ public final class ActivityDelivery: Sendable {
             let body = users[activity.userID]!.flatMap {
                 renderer.render(activity, user: $0, post: posts[activity.postID], baseURL: baseURL)
             }
-            let made = try storage.fanOut(activity, body: body, at: now())
+            var made = 0
+            if let body {
+                // In chunks, each its own commit; the activity keeps the
+                // point reached, so a crash midway loses and repeats nothing.
+                let targets = try storage.deliveryTargets(ofUserID: activity.userID)
+                var step = FanOutStep(made: 0, done: false)
+                while !step.done {
+                    step = try storage.fanOutStep(activity, body: body, targets: targets, rows: settings.fanOutChunk,
+                                                  at: now())
+                    made += step.made
+                }
+            } else {
+                made = try storage.fanOut(activity, body: nil, at: now())
+            }
             logger.debug("activity fanned out", metadata: ["activity": "\(activity.id)", "kind": "\(activity.kind)",
                                                            "deliveries": "\(made)"])
         }
@@ -192,13 +221,17 @@ public final class ActivityDelivery: Sendable {
             logger.warning("activity delivery without a key", metadata: ["user": "\(delivery.userID)"])
             return .retry
         }
-        let body = Array(delivery.body.utf8)
         // Signed now, not at the claim: the Date it signs must be fresh
         // when the inbox reads it, however long the host's lane waited.
-        let signature: [(String, String)]
+        // Signed on the signing thread, below the requests' priority.
+        let body: [UInt8], signature: [(String, String)]
         do {
-            signature = try signer.signatureHeaders(method: "POST", url: delivery.inbox, body: body,
-                                                    keyID: credentials.keyID, privateKeyPEM: credentials.key, date: now())
+            (body, signature) = try await signing.run { [signer, now] in
+                let body = Array(delivery.body.utf8)
+                return (body, try signer.signatureHeaders(method: "POST", url: delivery.inbox, body: body,
+                                                          keyID: credentials.keyID, privateKeyPEM: credentials.key,
+                                                          date: now()))
+            }
         } catch {
             logger.warning("activity delivery not signed", metadata: ["inbox": "\(delivery.inbox)", "error": "\(error)"])
             return .retry
@@ -237,7 +270,17 @@ extension ActivityDelivery: BackgroundJob {
     func prepare() throws(StorageError) -> Bool { try fanOutDue() >= settings.fanOutBatch }
 
     func claim(dueBy now: Date, lease: Double, limit: Int) throws(StorageError) -> [Claim] {
-        let claimed = try storage.claimDeliveries(dueBy: now, lease: lease, limit: limit)
+        try withCredentials(storage.claimDeliveries(dueBy: now, lease: lease, limit: limit))
+    }
+
+    func claim(dueBy now: Date, lease: Double, limit: Int, skipping: Set<String>,
+               perHost: Int) throws(StorageError) -> [Claim] {
+        try withCredentials(storage.claimDeliveries(dueBy: now, lease: lease, limit: limit, skippingHosts: skipping,
+                                                    perHost: perHost))
+    }
+
+    /// Claims with their blogs' keys.
+    private func withCredentials(_ claimed: [OutgoingDelivery]) throws(StorageError) -> [Claim] {
         var credentials: [Int64: Credentials] = [:]
         for userID in Set(claimed.map(\.userID)) {
             guard let user = try storage.user(id: userID), let key = try storage.actorKey(ofUserID: userID) else { continue }

@@ -23,6 +23,12 @@ protocol BackgroundJob: Sendable {
     /// other claim (another instance's too) for `lease` seconds.
     func claim(dueBy now: Date, lease: Double, limit: Int) throws(StorageError) -> [Claim]
 
+    /// `claim`, with no row for a host of `skipping` and at most `perHost`
+    /// for any other (what the window still has room for). A job whose
+    /// queue cannot choose by host claims as `claim` does.
+    func claim(dueBy now: Date, lease: Double, limit: Int, skipping: Set<String>,
+               perHost: Int) throws(StorageError) -> [Claim]
+
     /// Where a claim goes: the sends to one host share its lanes.
     func host(of claim: Claim) -> String
 
@@ -42,5 +48,9 @@ protocol BackgroundJob: Sendable {
 
 extension BackgroundJob {
     func prepare() throws(StorageError) -> Bool { false }
+    func claim(dueBy now: Date, lease: Double, limit: Int, skipping: Set<String>,
+               perHost: Int) throws(StorageError) -> [Claim] {
+        try claim(dueBy: now, lease: lease, limit: limit)
+    }
     func settled(_ claims: [Claim], _ outcomes: [Outcome]) throws(StorageError) {}
 }

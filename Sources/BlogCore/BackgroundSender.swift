@@ -39,6 +39,13 @@ final class BackgroundSender<Job: BackgroundJob>: Sendable {
         /// batches. A claim waits at most for the claims of its own host
         /// ahead of it in the window, `perHost` at a time.
         var window: Int = 4
+        /// Claims of one host the window holds (waiting or being sent)
+        /// past which a claim passes the host by; a claim takes at most
+        /// this many of one host, so the window never holds twice as many.
+        /// A host with hundreds of due rows in a row then fills a few
+        /// places, not the window. `.max`: no bound (a job whose queue
+        /// cannot choose by host).
+        var heldPerHost: Int = .max
         /// Seconds between looks when nothing woke the sender; nil: only
         /// `wake()` (tests, which move the clock themselves).
         var pollInterval: Double?
@@ -135,10 +142,13 @@ final class BackgroundSender<Job: BackgroundJob>: Sendable {
         // Claim on this pass: the start, a wake-up, the poll, or a full
         // claim (there may be more due) not yet followed.
         var look = true
+        // The last claim passed crowded hosts by: when sends finish, their
+        // hosts may have room again for the rows left behind.
+        var passedBy = false
         while !state.withLock({ $0.stopping }) {
             look = state.withLock { state in
                 defer { (state.woken, state.finished) = (false, false) }
-                return state.woken
+                return state.woken || (state.finished && passedBy)
             } || look
             settleFinished(window, of: job)
             if look {
@@ -147,9 +157,16 @@ final class BackgroundSender<Job: BackgroundJob>: Sendable {
                     let room = held - window.held
                     if room > 0 {
                         let limit = min(settings.batch, room)
-                        let claims = try job.claim(dueBy: now(), lease: settings.lease, limit: limit)
+                        let bounded = settings.heldPerHost < .max
+                        let crowded = bounded ? window.crowdedHosts(atLeast: settings.heldPerHost) : []
+                        let claims = try job.claim(dueBy: now(), lease: settings.lease, limit: limit,
+                                                   skipping: crowded, perHost: settings.heldPerHost)
                         window.add(claims)
-                        more = more || claims.count >= limit
+                        // A claim cut short by the bound may leave rows due
+                        // behind the hosts it filled: look again past them.
+                        let filled = bounded && !window.crowdedHosts(atLeast: settings.heldPerHost).isSubset(of: crowded)
+                        more = more || claims.count >= limit || filled
+                        passedBy = !crowded.isEmpty || filled
                     } else {
                         more = true
                     }

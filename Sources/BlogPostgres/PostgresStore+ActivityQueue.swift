@@ -44,15 +44,21 @@ extension PostgresStore {
         return try transaction { [logger] connection in
             // Taking it off locks it: another instance's fan-out of it waits,
             // then finds nothing to take.
-            let taken = try await connection.query("DELETE FROM activity_queue WHERE id = \(activity.id) RETURNING id",
-                                                   logger: logger).collect()
-            guard !taken.isEmpty, let body else { return 0 }
-            var inboxes: [String] = [], hosts: [String] = []
+            // A fan-out in steps that stopped midway goes on past its point.
+            var taken: [String?] = []
+            for try await point in try await connection.query(
+                "DELETE FROM activity_queue WHERE id = \(activity.id) RETURNING fanned_out_to",
+                logger: logger).decode(String?.self) {
+                taken.append(point)
+            }
+            guard let point = taken.first, let body else { return 0 }
+            var targets: [DeliveryTarget] = []
             for try await inbox in try await connection.query(Self.deliveryTargetsQuery(userID: activity.userID),
                                                               logger: logger).decode(String.self) {
-                inboxes.append(inbox)
-                hosts.append(ActorHost.authority(of: inbox))
+                targets.append(DeliveryTarget(inbox: inbox, host: ActorHost.authority(of: inbox)))
             }
+            let rest = FanOutStep.remaining(targets, after: point)
+            let inboxes = rest.map(\.inbox), hosts = rest.map(\.host)
             guard !inboxes.isEmpty else { return 0 }
             return try await connection.query("""
                 INSERT INTO activity_deliveries (activity_id, user_id, post_id, inbox, host, body, due_at, created_at)
@@ -121,10 +127,10 @@ extension PostgresStore {
                               delivered: Int(delivered), givenUp: Int(givenUp))
     }
 
-    private static let deliveryColumns =
+    static let deliveryColumns =
         "id, activity_id, user_id, post_id, inbox, host, body, attempts, due_at, created_at, kind"
 
-    @Sendable private static func delivery(_ row: PostgresRow) throws -> OutgoingDelivery {
+    @Sendable static func delivery(_ row: PostgresRow) throws -> OutgoingDelivery {
         let cells = row.makeRandomAccess()
         return OutgoingDelivery(id: try cells[0].decode(Int64.self), activityID: try cells[1].decode(Int64.self),
                                 userID: try cells[2].decode(Int64.self), postID: try cells[3].decode(Int64.self),

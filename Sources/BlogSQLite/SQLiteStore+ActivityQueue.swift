@@ -42,15 +42,14 @@ extension SQLiteStore {
         let now = Self.ms(date)
         return try gate.pass { () throws(StorageError) in
             try write { db in
+                // A fan-out in steps that stopped midway goes on past its point.
+                guard let queued = try Row.fetchOne(db, sql: "SELECT fanned_out_to FROM activity_queue WHERE id = ?",
+                                                    arguments: [activity.id]) else { return 0 }
                 try db.execute(sql: "DELETE FROM activity_queue WHERE id = ?", arguments: [activity.id])
-                guard db.changesCount == 1, let body else { return 0 }
+                guard let body else { return 0 }
                 var made = 0
-                for target in try Self.deliveryTargets(db, userID: activity.userID) {
-                    try db.cachedStatement(sql: """
-                        INSERT INTO activity_deliveries (activity_id, user_id, post_id, inbox, host, body, due_at, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (activity_id, inbox) DO NOTHING
-                        """).execute(arguments: [activity.id, activity.userID, activity.postID, target.inbox, target.host,
-                                                 body, now, now])
+                for target in FanOutStep.remaining(try Self.deliveryTargets(db, userID: activity.userID), after: queued[0]) {
+                    try Self.insertDelivery(db, activity, target, body: body, at: now)
                     made += db.changesCount
                 }
                 return made
@@ -125,10 +124,10 @@ extension SQLiteStore {
         }
     }
 
-    private static let deliveryColumns =
+    static let deliveryColumns =
         "id, activity_id, user_id, post_id, inbox, host, body, attempts, due_at, created_at, kind"
 
-    private static func delivery(_ row: Row) -> OutgoingDelivery {
+    static func delivery(_ row: Row) -> OutgoingDelivery {
         OutgoingDelivery(id: row[0], activityID: row[1], userID: row[2], postID: row[3], inbox: row[4], host: row[5],
                          body: row[6], attempts: row[7], due: date(row[8]), createdAt: date(row[9]),
                          kind: DeliveryKind(rawValue: row[10]) ?? .post)

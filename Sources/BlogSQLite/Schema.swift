@@ -361,6 +361,9 @@ enum Schema {
         migrator.registerMigration("v23-block-notices") { db in
             try db.execute(sql: blockNotices)
         }
+        migrator.registerMigration("v24-fan-out-point") { db in
+            try db.execute(sql: fanOutPoint)
+        }
         return migrator
     }
 }

@@ -29,12 +29,37 @@ public protocol ActivityQueue: Sendable {
     /// activity and inbox. Returns the deliveries made.
     func fanOut(_ activity: QueuedActivity, body: String?, at date: Date) throws(StorageError) -> Int
 
+    /// One step of a fan-out in chunks, in one transaction: makes a
+    /// delivery of `body` for each of `targets` (the activity's user's
+    /// `deliveryTargets`, in their order) past the point its fan-out has
+    /// reached, at most `rows` of them, and records the new point; or,
+    /// when none is left past them, takes the activity off the queue. So
+    /// a fan-out to 10,000 inboxes holds the writer for one chunk at a
+    /// time, and a crash between two steps leaves the activity queued
+    /// with its point: the next fan-out (after a restart, or another
+    /// instance's, which waits for this step's commit) goes on from there,
+    /// and every inbox gets one delivery. An activity off the queue
+    /// already makes nothing.
+    func fanOutStep(_ activity: QueuedActivity, body: String, targets: [DeliveryTarget], rows: Int,
+                    at date: Date) throws(StorageError) -> FanOutStep
+
     /// Claims at most `limit` deliveries due by `date`, the earliest due
     /// first: each is hidden from every other claim (other instances on
     /// the same database too) until `date + lease`, and its attempts go
     /// up by one (the claim's version). A worker that dies holding a
     /// claim leaves the delivery to be claimed again when the lease ends.
     func claimDeliveries(dueBy date: Date, lease: TimeInterval, limit: Int) throws(StorageError) -> [OutgoingDelivery]
+
+    /// `claimDeliveries`, with no delivery to a host of `skippingHosts`
+    /// and at most `perHost` to any other one: the sender's window holds
+    /// a bounded number of one host's deliveries, so that a host with
+    /// hundreds of deliveries in a row (many followers' own inboxes on a
+    /// server that never answers) cannot fill it. The rows looked at are
+    /// the first `limit` due (of the hosts not skipped), so a claim may
+    /// come back short while more are due: the caller skips the hosts it
+    /// now holds enough of and claims again.
+    func claimDeliveries(dueBy date: Date, lease: TimeInterval, limit: Int, skippingHosts: Set<String>,
+                         perHost: Int) throws(StorageError) -> [OutgoingDelivery]
 
     /// A batch's results in one write: each delivery done (gone), due
     /// again at a time, or given up (gone, and counted). A result for a

@@ -76,9 +76,18 @@ extension MeteredStorage {
     public func fanOut(_ activity: QueuedActivity, body: String?, at date: Date) throws(StorageError) -> Int {
         try counted(try base.fanOut(activity, body: body, at: date))
     }
+    public func fanOutStep(_ activity: QueuedActivity, body: String, targets: [DeliveryTarget], rows: Int,
+                           at date: Date) throws(StorageError) -> FanOutStep {
+        try counted(try base.fanOutStep(activity, body: body, targets: targets, rows: rows, at: date))
+    }
     public func claimDeliveries(dueBy date: Date, lease: TimeInterval,
                                 limit: Int) throws(StorageError) -> [OutgoingDelivery] {
         try counted(try base.claimDeliveries(dueBy: date, lease: lease, limit: limit))
+    }
+    public func claimDeliveries(dueBy date: Date, lease: TimeInterval, limit: Int, skippingHosts: Set<String>,
+                                perHost: Int) throws(StorageError) -> [OutgoingDelivery] {
+        try counted(try base.claimDeliveries(dueBy: date, lease: lease, limit: limit, skippingHosts: skippingHosts,
+                                             perHost: perHost))
     }
     public func settleDeliveries(_ results: [(delivery: OutgoingDelivery,
                                               settlement: DeliverySettlement)]) throws(StorageError) {

@@ -1,4 +1,5 @@
 import BlogCore
+import CLinux
 import BlogFetch
 import BlogModel
 
@@ -12,9 +13,14 @@ enum ActivityPubSetup {
 
     /// The delivery worker, started, woken by the service after each change
     /// of a post: signed POSTs of `NoteActivityRenderer`'s documents to the
-    /// followers' inboxes through the bounded fetcher.
+    /// followers' inboxes through the bounded fetcher, whose HTTP client
+    /// runs on an event loop thread of its own at nice 10 (the signing is
+    /// at nice 10 too: `SigningThreads`), so a fan-out takes the CPU the
+    /// blog port's and the pages' requests leave.
     static func startDelivery(_ settings: BlogConfig, store: any BlogStorage, service: BlogService) -> ActivityDelivery {
-        let fetcher = OutgoingFetcher(settings: settings.fetchSettings)
+        let fetcher = OutgoingFetcher(settings: settings.fetchSettings, ownLoopThreads: 1) {
+            _ = clinux_set_thread_nice(10)
+        }
         let delivery = ActivityDelivery(storage: store, http: FetcherHTTP(fetcher), signer: SignatureSigner(),
                                         renderer: NoteActivityRenderer(), baseURL: settings.effectiveBaseURL)
         service.activitiesQueued { delivery.wake() }

@@ -1,0 +1,43 @@
+import BlogModel
+import Foundation
+import PostgresNIO
+
+/// The fan-out in chunks (`ActivityQueue.fanOutStep`, migration 22): each
+/// step one transaction, the point the fan-out reached kept on the
+/// activity's row, which the step locks: another instance's step waits
+/// for this one's commit, then goes on from the point it left.
+extension PostgresStore {
+    public func fanOutStep(_ activity: QueuedActivity, body: String, targets: [DeliveryTarget], rows: Int,
+                           at date: Date) throws(StorageError) -> FanOutStep {
+        let now = Milliseconds.of(date)
+        return try transaction { [logger] connection in
+            var points: [String?] = []
+            for try await point in try await connection.query(
+                "SELECT fanned_out_to FROM activity_queue WHERE id = \(activity.id) FOR UPDATE",
+                logger: logger).decode(String?.self) {
+                points.append(point)
+            }
+            guard let point = points.first else { return FanOutStep(made: 0, done: true) }
+            let rest = FanOutStep.remaining(targets, after: point)
+            let chunk = rest.prefix(max(1, rows))
+            var made = 0
+            if !chunk.isEmpty {
+                let inboxes = chunk.map(\.inbox), hosts = chunk.map(\.host)
+                made = try await connection.query("""
+                    INSERT INTO activity_deliveries (activity_id, user_id, post_id, inbox, host, body, due_at, created_at)
+                    SELECT \(activity.id), \(activity.userID), \(activity.postID), t.inbox, t.host, \(body), \(now), \(now)
+                    FROM unnest(\(inboxes)::text[], \(hosts)::text[]) AS t(inbox, host)
+                    ON CONFLICT (activity_id, inbox) DO NOTHING RETURNING id
+                    """, logger: logger).collect().count
+            }
+            if chunk.count == rest.count {
+                try await connection.query("DELETE FROM activity_queue WHERE id = \(activity.id)", logger: logger)
+                return FanOutStep(made: made, done: true)
+            }
+            let last = chunk.last!.inbox
+            try await connection.query("UPDATE activity_queue SET fanned_out_to = \(last) WHERE id = \(activity.id)",
+                                       logger: logger)
+            return FanOutStep(made: made, done: false)
+        }
+    }
+}
