@@ -108,6 +108,9 @@ expect_reply "$single_port" 'newpost:alice:From the single server:only here[E];'
 for file in alice.html index.html alice.atom index.atom; do
     wait_for "the single server's $file" contains "$work/single/public/$file" 'From the single server'
 done
+# The sitemap follows within a minute of the start's own write (it is
+# written at most once a minute): a later rewrite would look like a change.
+wait_for "the single server's sitemap.xml" contains "$work/single/public/sitemap.xml" 'alice.html'
 tree_sums "$work/single/public" >"$work/single.before"
 tree_sums public >"$work/repo-public.before"
 
