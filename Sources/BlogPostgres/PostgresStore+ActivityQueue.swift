@@ -31,7 +31,8 @@ extension PostgresStore {
 
     public func queuedActivities(limit: Int) throws(StorageError) -> [QueuedActivity] {
         try rows("""
-            SELECT id, user_id, post_id, kind, queued_at FROM activity_queue ORDER BY id LIMIT \(max(0, limit))
+            SELECT id, user_id, post_id, kind, queued_at FROM activity_queue
+            WHERE NOT \(unescaped: Self.createWaitingInTrash) ORDER BY id LIMIT \(max(0, limit))
             """) { row in try row.decode((Int64, Int64, Int64, String, Int64).self) }.compactMap { id, userID, postID, kind, at in
             ActivityKind(rawValue: kind).map {
                 QueuedActivity(id: id, userID: userID, postID: postID, kind: $0, queuedAt: Milliseconds.date(at))
@@ -45,10 +46,12 @@ extension PostgresStore {
             // Taking it off locks it: another instance's fan-out of it waits,
             // then finds nothing to take.
             // A fan-out in steps that stopped midway goes on past its point.
+            // One that waits out the trash stays (read before its post went).
             var taken: [String?] = []
-            for try await point in try await connection.query(
-                "DELETE FROM activity_queue WHERE id = \(activity.id) RETURNING fanned_out_to",
-                logger: logger).decode(String?.self) {
+            for try await point in try await connection.query("""
+                DELETE FROM activity_queue WHERE id = \(activity.id) AND NOT \(unescaped: Self.createWaitingInTrash)
+                RETURNING fanned_out_to
+                """, logger: logger).decode(String?.self) {
                 taken.append(point)
             }
             guard let point = taken.first, let body else { return 0 }

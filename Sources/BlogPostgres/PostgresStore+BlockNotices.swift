@@ -43,8 +43,20 @@ extension PostgresStore {
             }
             guard let (blockedAt, inbox) = found else { return false }
             if let inbox {
-                try await Self.queueOwn(connection, .unblock, userID: userID, about: "\(value) \(blockedAt)", inbox: inbox,
-                                        body: undo(Milliseconds.date(blockedAt)), at: at, logger: logger)
+                let about = "\(value) \(blockedAt)"
+                // The Block still queued goes, so it never reaches the remote
+                // after its Undo; one never sent needs no Undo.
+                let block = DeliveryKind.ownActivityID(userID: userID, kind: .block, about: about)
+                var attempts: Int?
+                for try await found in try await connection.query("""
+                    DELETE FROM activity_deliveries WHERE activity_id = \(block) AND inbox = \(inbox) RETURNING attempts
+                    """, logger: logger).decode(Int.self) {
+                    attempts = found
+                }
+                if attempts != 0 {
+                    try await Self.queueOwn(connection, .unblock, userID: userID, about: about, inbox: inbox,
+                                            body: undo(Milliseconds.date(blockedAt)), at: at, logger: logger)
+                }
             }
             return true
         }

@@ -18,6 +18,10 @@ extension PostgresStore {
                 points.append(point)
             }
             guard let point = points.first else { return FanOutStep(made: 0, done: true) }
+            // Rendered before its post went to the trash: it waits there.
+            if try await Self.waitsInTrash(connection, activityID: activity.id, logger: logger) {
+                return FanOutStep(made: 0, done: true)
+            }
             let rest = FanOutStep.remaining(targets, after: point)
             let chunk = rest.prefix(max(1, rows))
             var made = 0

@@ -21,8 +21,11 @@ extension PostgresStore {
             guard let post else { return nil }
             try await Self.queueMentions(connection, mentions.targets(post.content), postID: id, userID: userID,
                                          logger: logger)
-            try await Self.queueActivity(connection, activities, userID: userID, postID: id, kind: .delete, at: at,
-                                         logger: logger)
+            // A Create sent to no one waits out the trash instead: no Delete.
+            if try await !Self.createUntold(connection, postID: id, logger: logger) {
+                try await Self.queueActivity(connection, activities, userID: userID, postID: id, kind: .delete, at: at,
+                                             logger: logger)
+            }
             try await connection.query("""
                 INSERT INTO trashed_posts (id, user_id, title, content, created_at, page, weight, updated_at,
                                            latitude, longitude, photos, content_html, categories, trashed_at)
@@ -95,6 +98,7 @@ extension PostgresStore {
             try await connection.query("""
                 UPDATE webmentions SET post_id = \(id), trashed_post_id = NULL WHERE trashed_post_id = \(id)
                 """, logger: logger)
+            try await Self.takeBackDelete(connection, postID: id, logger: logger)
             try await connection.query("DELETE FROM trashed_posts WHERE id = \(id)", logger: logger)
             try await connection.query("DELETE FROM deleted_posts WHERE id = \(id)", logger: logger)
             // A suspended user restores nothing: the transaction rolls back.
@@ -104,8 +108,9 @@ extension PostgresStore {
                 let restored = try Self.post(row)
                 try await Self.queueMentions(connection, mentions.targets(restored.content), postID: id, userID: userID,
                                              logger: logger)
-                // No Create: the fediverse was sent a Delete, and the object
-                // id stays (docs/activitypub-delivery.md, "A restored post").
+                // No Create: the fediverse may have been sent the Delete, and
+                // the object id stays; a Create told to no one is still queued
+                // (docs/activitypub-delivery.md, "A restored post").
                 try await Self.writeTags(connection, postID: id, userID: userID, tags: restored.tags, logger: logger)
                 return restored
             }

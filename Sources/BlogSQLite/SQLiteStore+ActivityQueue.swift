@@ -29,8 +29,10 @@ extension SQLiteStore {
 
     public func queuedActivities(limit: Int) throws(StorageError) -> [QueuedActivity] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT id, user_id, post_id, kind, queued_at FROM activity_queue ORDER BY id LIMIT ?",
-                             arguments: [max(0, limit)]).compactMap { row in
+            try Row.fetchAll(db, sql: """
+                SELECT id, user_id, post_id, kind, queued_at FROM activity_queue WHERE NOT \(Self.createWaitingInTrash)
+                ORDER BY id LIMIT ?
+                """, arguments: [max(0, limit)]).compactMap { row in
                 ActivityKind(rawValue: row[3]).map {
                     QueuedActivity(id: row[0], userID: row[1], postID: row[2], kind: $0, queuedAt: Self.date(row[4]))
                 }
@@ -45,6 +47,8 @@ extension SQLiteStore {
                 // A fan-out in steps that stopped midway goes on past its point.
                 guard let queued = try Row.fetchOne(db, sql: "SELECT fanned_out_to FROM activity_queue WHERE id = ?",
                                                     arguments: [activity.id]) else { return 0 }
+                // Read before its post went to the trash: it waits there.
+                if try Self.waitsInTrash(db, activityID: activity.id) { return 0 }
                 try db.execute(sql: "DELETE FROM activity_queue WHERE id = ?", arguments: [activity.id])
                 guard let body else { return 0 }
                 var made = 0

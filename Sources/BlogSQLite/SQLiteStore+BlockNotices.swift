@@ -36,8 +36,17 @@ extension SQLiteStore {
                 else { return false }
                 let blockedAt: Int64 = row[0]
                 if let inbox: String = row[1] {
-                    try Self.queueOwn(db, .unblock, userID: userID, about: "\(target.value) \(blockedAt)", inbox: inbox,
-                                      body: undo(Self.date(blockedAt)), at: at)
+                    let about = "\(target.value) \(blockedAt)"
+                    // The Block still queued goes, so it never reaches the
+                    // remote after its Undo; one never sent needs no Undo.
+                    let block = DeliveryKind.ownActivityID(userID: userID, kind: .block, about: about)
+                    let attempts = try Int.fetchOne(db, sql: """
+                        DELETE FROM activity_deliveries WHERE activity_id = ? AND inbox = ? RETURNING attempts
+                        """, arguments: [block, inbox])
+                    if attempts != 0 {
+                        try Self.queueOwn(db, .unblock, userID: userID, about: about, inbox: inbox,
+                                          body: undo(Self.date(blockedAt)), at: at)
+                    }
                 }
                 return true
             }

@@ -15,6 +15,8 @@ extension SQLiteStore {
                                                     arguments: [activity.id]) else {
                     return FanOutStep(made: 0, done: true)
                 }
+                // Rendered before its post went to the trash: it waits there.
+                if try Self.waitsInTrash(db, activityID: activity.id) { return FanOutStep(made: 0, done: true) }
                 let rest = FanOutStep.remaining(targets, after: queued[0])
                 let chunk = rest.prefix(max(1, rows))
                 var made = 0

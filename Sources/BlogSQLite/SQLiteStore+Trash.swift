@@ -15,7 +15,10 @@ extension SQLiteStore {
             try write { db in
                 guard let post = try PostRecord.fetchOne(db, key: id), post.userID == userID else { return nil }
                 try Self.queueMentions(db, mentions.targets(post.content), postID: id, userID: userID)
-                try Self.queueActivity(db, activities, userID: userID, postID: id, kind: .delete, at: date)
+                // A Create sent to no one waits out the trash instead: no Delete.
+                if try !Self.createUntold(db, postID: id) {
+                    try Self.queueActivity(db, activities, userID: userID, postID: id, kind: .delete, at: date)
+                }
                 try db.execute(sql: """
                     INSERT INTO trashed_posts (id, user_id, title, content, created_at, page, weight, updated_at,
                                                latitude, longitude, photos, content_html, categories, trashed_at)
@@ -72,14 +75,16 @@ extension SQLiteStore {
                                arguments: [id])
                 try db.execute(sql: "UPDATE webmentions SET post_id = ?1, trashed_post_id = NULL WHERE trashed_post_id = ?1",
                                arguments: [id])
+                try Self.takeBackDelete(db, postID: id)
                 try db.execute(sql: "DELETE FROM trashed_posts WHERE id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM deleted_posts WHERE id = ?", arguments: [id])
                 // A suspended user restores nothing: the savepoint rolls back.
                 try Self.recount(db, userID: userID, by: 1)
                 guard let restored = try PostRecord.fetchOne(db, key: id) else { return nil }
                 try Self.queueMentions(db, mentions.targets(restored.content), postID: id, userID: userID)
-                // No Create: the fediverse was sent a Delete, and the object
-                // id stays (docs/activitypub-delivery.md, "A restored post").
+                // No Create: the fediverse may have been sent the Delete, and
+                // the object id stays; a Create told to no one is still queued
+                // (docs/activitypub-delivery.md, "A restored post").
                 try Self.writeTags(db, postID: id, userID: userID, tags: restored.tags)
                 return restored
             }

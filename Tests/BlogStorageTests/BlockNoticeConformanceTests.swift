@@ -35,12 +35,44 @@ struct BlockNoticeConformanceTests {
             #expect(try own(store).count == 2, "blocked again: no follower, nothing more")
             #expect(try store.blocks(ofUserID: alice.id).map(\.createdAt) == [t0])
 
+            // The Block tried once (it may have arrived): the Undo follows.
+            let claimed = try store.claimDeliveries(dueBy: later, lease: 60, limit: 10)
+            #expect(claimed.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [.block, .reject])
             #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: later, undo: undo))
-            #expect(try own(store).filter { $0.hasPrefix("unblock ") } == ["unblock \(inbox) undo of 1800000000"],
-                    "the Undo names the Block sent")
+            #expect(try own(store).sorted() == ["reject \(inbox) reject f1", "unblock \(inbox) undo of 1800000000"],
+                    "the Undo names the Block sent; the Block, taken off the queue, cannot come after it")
             #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: later, undo: undo) == false)
-            #expect(try own(store).count == 3)
+            #expect(try own(store).count == 2)
             #expect(try store.isBlocked(userID: alice.id, actorID: Self.bob) == false)
+        }
+    }
+
+    /// An Undo claimed before its Block would be ignored by the remote,
+    /// which would then apply the Block for good: a Block never sent is
+    /// taken off the queue, and nothing is sent at all.
+    @Test(arguments: Backend.available) func anUnblockBeforeTheBlockWentOutSendsNeither(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+            _ = try store.addFollower(userID: alice.id, actorID: Self.bob, inbox: Self.bob + "/inbox", sharedInbox: nil,
+                                      followID: "f1", accepted: true, at: t0)
+            _ = try store.block(userID: alice.id, .actor(Self.bob), at: t0, reject: { _ in "reject" },
+                                notice: { _ in "block" })
+            #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: t0, undo: { _ in "undo" }))
+            #expect(try own(store) == ["reject \(Self.bob)/inbox reject"], "no Block, no Undo")
+
+            // Followed and blocked again, its Block delivered (gone from the
+            // queue): the Undo goes.
+            let later = t0.addingTimeInterval(1)
+            _ = try store.addFollower(userID: alice.id, actorID: Self.bob, inbox: Self.bob + "/inbox", sharedInbox: nil,
+                                      followID: "f2", accepted: true, at: later)
+            _ = try store.block(userID: alice.id, .actor(Self.bob), at: later, reject: { _ in "reject" },
+                                notice: { _ in "block 2" })
+            let claimed = try store.claimDeliveries(dueBy: later, lease: 60, limit: 10)
+            #expect(claimed.contains { $0.kind == .block })
+            try store.settleDeliveries(claimed.map { (delivery: $0, settlement: DeliverySettlement.done) })
+            #expect(try own(store).isEmpty)
+            #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: later, undo: { _ in "undo 2" }))
+            #expect(try own(store) == ["unblock \(Self.bob)/inbox undo 2"])
         }
     }
 
