@@ -8,7 +8,7 @@ import Testing
 @Suite(.serialized)
 struct BudgetKeysEndToEndTests {
     @Test func budgetsFromTheEnvironmentApply() throws {
-        if (try? tool("which", ["curl"]).status) != 0 { return }
+        if curlIsMissing() { return }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("blogd-budgets-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)

@@ -113,7 +113,7 @@ struct FollowersEndToEndTests {
 
     @Test func anAcceptWaitsForADownInboxAcrossARestart() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        if (try? tool("which", ["curl"]).status) != 0 { return }
+        if curlIsMissing() { return }
         let fediverse = try Fediverse()
         defer { fediverse.server.stop() }
         var server = try serve()
@@ -152,7 +152,7 @@ struct FollowersEndToEndTests {
 
     func moderation(on database: String?) throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        if (try? tool("which", ["curl"]).status) != 0 { return }
+        if curlIsMissing() { return }
         let fediverse = try Fediverse()
         fediverse.setInboxStatus(202)
         defer { fediverse.server.stop() }

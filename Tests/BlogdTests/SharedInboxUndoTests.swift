@@ -54,10 +54,7 @@ struct SharedInboxUndoTests {
 
     func undoing(on database: String?) throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        if (try? tool("which", ["curl"]).status) != 0 {
-            print("skipped: curl is missing")
-            return
-        }
+        if curlIsMissing() { return }
         let fediverse = try FollowersEndToEndTests.Fediverse()
         fediverse.setInboxStatus(202)
         defer { fediverse.server.stop() }

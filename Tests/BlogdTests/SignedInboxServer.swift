@@ -34,7 +34,7 @@ struct SignedInboxServer {
     /// Runs `body` with the two servers up (nothing, silently, without curl),
     /// bob's actor signed with `bob`.
     static func run(bob: ActorKeyPair, _ body: (SignedInboxServer) throws -> Void) throws {
-        if (try? tool("which", ["curl"]).status) != 0 { return }
+        if curlIsMissing() { return }
         let remote = try HTTPStubServer { request in
             if request.method == "GET", request.path == "/users/bob" {
                 return HTTPStubServer.Response(status: 200, headers: [("Content-Type", "application/activity+json")],

@@ -21,7 +21,7 @@ struct TagsAndSearchEndToEndTests {
 
     @Test func tagPagesAndSearchAreServed() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        if (try? tool("which", ["curl"]).status) != 0 { return }
+        if curlIsMissing() { return }
         let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data, environment: environment)
         defer { _ = server.stop() }
         _ = try server.waitForPort()
