@@ -35,9 +35,7 @@ struct ActivityPubEndToEndTests {
         if curlIsMissing() { return }
         let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data, environment: environment)
         defer { _ = server.stop() }
-        _ = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        let http = Int(server.stderr[line].split(separator: ":").last!)!
+        let http = try server.waitForHTTPPort()
         #expect(try runBlogd(["adduser", "alice"] + data, environment: environment, input: "pw\n").status == 0)
         let token = try runBlogd(["token", "alice", "--scope", "create"] + data, environment: environment).out
             .trimmingCharacters(in: .whitespacesAndNewlines)

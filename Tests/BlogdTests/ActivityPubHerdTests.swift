@@ -192,9 +192,7 @@ struct ActivityPubHerdTests {
             let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data,
                                           environment: environment)
             defer { _ = server.stop() }
-            _ = try server.waitForPort()
-            let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-            let http = Int(server.stderr[line].split(separator: ":").last!)!
+            let http = try server.waitForHTTPPort()
             #expect(try runBlogd(["adduser", "alice"] + data, environment: environment, input: "pw\n").status == 0)
             let follow = #"{"@context":"https://www.w3.org/ns/activitystreams","id":"http://social.test/f/1","type":"Follow","actor":"http://social.test/users/bob","object":"http://blog.test/ap/alice"}"#
             let statuses = try (0..<3).map { _ in

@@ -27,9 +27,7 @@ struct BlockNoticeEndToEndTests {
     func serve(on database: String?) throws -> (BlogdProcess, Int) {
         let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data(database),
                                       environment: environment)
-        _ = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        return (server, try #require(Int(server.stderr[line].split(separator: ":").last ?? "")))
+        return (server, try server.waitForHTTPPort())
     }
 
     /// Waits for `condition`, a look a second: the delivery worker's poll

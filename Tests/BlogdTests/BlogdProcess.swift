@@ -68,9 +68,19 @@ final class BlogdProcess: Sendable {
     /// Waits for the `listening on HOST:PORT` line and returns the port,
     /// looking every `poll` microseconds.
     func waitForPort(timeout: Double = 120, poll: UInt32 = 20_000) throws -> Int {
+        try waitForPort(after: "listening", timeout: timeout, poll: poll)
+    }
+
+    /// Waits for the page server's `http on HOST:PORT` line and returns
+    /// its port.
+    func waitForHTTPPort(timeout: Double = 120, poll: UInt32 = 20_000) throws -> Int {
+        try waitForPort(after: "http", timeout: timeout, poll: poll)
+    }
+
+    private func waitForPort(after label: String, timeout: Double, poll: UInt32) throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let range = stderr.range(of: #"listening on \S+:(\d+)"#, options: .regularExpression) {
+            if let range = stderr.range(of: label + #" on \S+:(\d+)"#, options: .regularExpression) {
                 let line = stderr[range]
                 return Int(line[line.index(after: line.lastIndex(of: ":")!)...])!
             }

@@ -21,9 +21,7 @@ struct BudgetKeysEndToEndTests {
         ]
         let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data, environment: environment)
         defer { _ = server.stop() }
-        _ = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        let http = Int(server.stderr[line].split(separator: ":").last!)!
+        let http = try server.waitForHTTPPort()
 
         #expect(try httpRequest(port: http, path: "/search?q=walrus").status == 200)
         let search = try httpRequest(port: http, path: "/search?q=walrus")

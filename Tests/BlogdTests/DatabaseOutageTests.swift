@@ -36,7 +36,7 @@ struct DatabaseOutageTests {
              "--public", publicFolder],
             environment: ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1", "BLOGD_STORAGE_DEADLINE": "\(Self.deadline)"])
         let port = try server.waitForPort()
-        let http = try #require(server.stderr.firstMatch(of: /http on \S+:(\d+)/).flatMap { Int($0.output.1) })
+        let http = try server.waitForHTTPPort()
         for user in users {
             #expect(try exchange("register:\(user):pw[E];", port: port) == "reg:OK[E];")
         }

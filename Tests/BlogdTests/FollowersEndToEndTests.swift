@@ -89,12 +89,6 @@ struct FollowersEndToEndTests {
         return Int(try tool("curl", arguments).output) ?? 0
     }
 
-    func httpPort(_ server: BlogdProcess) throws -> Int {
-        _ = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        return Int(server.stderr[line].split(separator: ":").last!)!
-    }
-
     func serve(on database: String? = nil) throws -> BlogdProcess {
         try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data(database), environment: environment)
     }
@@ -118,7 +112,7 @@ struct FollowersEndToEndTests {
         defer { fediverse.server.stop() }
         var server = try serve()
         defer { _ = server.stop() }
-        var http = try httpPort(server)
+        var http = try server.waitForHTTPPort()
         #expect(try runBlogd(["adduser", "alice"] + data(nil), environment: environment, input: "pw\n").status == 0)
 
         #expect(try follow(fediverse, "bob", http: http) == 202)
@@ -131,7 +125,7 @@ struct FollowersEndToEndTests {
         // Back up while blogd is down; blogd restarts and sends it again.
         fediverse.setInboxStatus(202)
         server = try serve()
-        http = try httpPort(server)
+        http = try server.waitForHTTPPort()
         #expect(eventually { fediverse.received("bob").count == 2 })
         let accept = try #require(fediverse.received("bob").last)
         #expect(accept["type"] as? String == "Accept" && accept["actor"] as? String == "https://blog.example/ap/alice")
@@ -158,7 +152,7 @@ struct FollowersEndToEndTests {
         defer { fediverse.server.stop() }
         let server = try serve(on: database)
         defer { _ = server.stop() }
-        let http = try httpPort(server)
+        let http = try server.waitForHTTPPort()
         func admin(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
             try self.admin(arguments, on: database)
         }

@@ -42,7 +42,7 @@ struct HTTPSTests {
         let port = try server.waitForPort()
         #expect(try exchange("register:alice:pw[E];", port: port) == "reg:OK[E];")
         let https = try #require(server.stderr.firstMatch(of: /https on \S+:(\d+)/).flatMap { Int($0.output.1) })
-        let http = try #require(server.stderr.firstMatch(of: /http on \S+:(\d+)/).flatMap { Int($0.output.1) })
+        let http = try server.waitForHTTPPort()
 
         let page = try tool("curl", ["-sS", "--max-time", "60", "--cacert", first, "https://localhost:\(https)/alice.html"])
         #expect(page.status == 0)

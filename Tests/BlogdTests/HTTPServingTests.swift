@@ -27,9 +27,7 @@ struct HTTPServingTests {
              "--public", folder.appendingPathComponent("public").path] + extra,
             environment: environment.merging(more) { $1 })
         let port = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        let text = server.stderr[line]
-        return (server, port, Int(text[text.index(after: text.lastIndex(of: ":")!)...])!)
+        return (server, port, try server.waitForHTTPPort())
     }
 
     /// The pages' `Link` to Micropub (W3C Micropub, 5.3) is root-relative

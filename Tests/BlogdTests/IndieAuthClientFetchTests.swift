@@ -33,9 +33,7 @@ struct IndieAuthClientFetchTests {
             environment: ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1",
                           "BLOGD_OUTGOING_ALLOW_PRIVATE": allowPrivate ? "true" : "false"])
         defer { _ = server.stop() }
-        _ = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        let http = Int(server.stderr[line].split(separator: ":").last!)!
+        let http = try server.waitForHTTPPort()
         // Not signed in: the app is checked (its published redirect URI
         // on another origin), then the login form.
         let reply = try httpRequest(port: http, path: authorizationPath(client: stub.url("/app"),

@@ -16,10 +16,7 @@ struct IndieAuthServingTests {
              "--public", folder.appendingPathComponent("public").path],
             environment: ["BLOGD_SCRYPT_LOG_N": "4", "BLOGD_SCRYPT_P": "1", "BLOGD_BASE_URL": "https://blog.example.org/"])
         defer { _ = server.stop() }
-        _ = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        let text = server.stderr[line]
-        let http = Int(text[text.index(after: text.lastIndex(of: ":")!)...])!
+        let http = try server.waitForHTTPPort()
 
         let index = try httpRequest(port: http, path: "/index.html")
         #expect(index.status == 200)

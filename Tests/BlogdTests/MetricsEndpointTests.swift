@@ -82,7 +82,7 @@ struct MetricsEndpointTests {
         defer { server.ensureStopped() }
         let port = try server.waitForPort()
         let metrics = try #require(server.stderr.firstMatch(of: /metrics on 127\.0\.0\.1:(\d+)/).flatMap { Int($0.output.1) })
-        let http = try #require(server.stderr.firstMatch(of: /http on 127\.0\.0\.1:(\d+)/).flatMap { Int($0.output.1) })
+        let http = try server.waitForHTTPPort()
         #expect(try exchange("register:\(user):pw[E];", port: port, from: client) == "reg:OK[E];")
         #expect(try httpRequest(port: http, path: "/\(user).html").status == 200)
         #expect(try httpRequest(port: http, path: "/\(user).html").status == 200)

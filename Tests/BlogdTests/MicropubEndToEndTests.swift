@@ -35,9 +35,7 @@ struct MicropubEndToEndTests {
         }
         let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data, environment: environment)
         defer { _ = server.stop() }
-        _ = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        let http = Int(server.stderr[line].split(separator: ":").last!)!
+        let http = try server.waitForHTTPPort()
         let base = "http://127.0.0.1:\(http)"
         #expect(try runBlogd(["adduser", "alice"] + data, environment: environment, input: "pw\n").status == 0)
         let issued = try runBlogd(["token", "alice", "--scope", "create media"] + data, environment: environment)

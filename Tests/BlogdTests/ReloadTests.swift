@@ -66,7 +66,7 @@ struct ReloadTests {
                                        "--db", "blog.sqlite", "--public", "public"], cwd: folder)
         defer { server.ensureStopped() }
         let port = try server.waitForPort()
-        let http = try #require(server.stderr.firstMatch(of: /http on 127\.0\.0\.1:(\d+)/).flatMap { Int($0.output.1) })
+        let http = try server.waitForHTTPPort()
         #expect(try exchange("register:alice:pw[E];", port: port) == "reg:OK[E];")
         #expect(!(try httpRequest(port: http, path: "/app/register")).body.contains("Registration is closed"))
 

@@ -62,8 +62,7 @@ struct SharedInboxUndoTests {
                                       environment: environment)
         defer { _ = server.stop() }
         let port = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        let http = try #require(Int(server.stderr[line].split(separator: ":").last ?? ""))
+        let http = try server.waitForHTTPPort()
         for name in ["alice", "carol"] {
             #expect(try runBlogd(["adduser", name] + data(database), environment: environment, input: "pw\n").status == 0)
         }

@@ -52,9 +52,7 @@ struct SignedInboxServer {
             let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data,
                                           environment: environment)
             defer { _ = server.stop() }
-            _ = try server.waitForPort()
-            let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-            let http = try #require(Int(server.stderr[line].split(separator: ":").last ?? ""))
+            let http = try server.waitForHTTPPort()
             #expect(try runBlogd(["adduser", "alice"] + data, environment: environment, input: "pw\n").status == 0)
             try body(SignedInboxServer(remote: remote, server: server, http: http, folder: folder))
         }

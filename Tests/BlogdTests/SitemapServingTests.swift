@@ -22,9 +22,7 @@ struct SitemapServingTests {
              "--db", folder.appendingPathComponent("blog.sqlite").path, "--public", folder.appendingPathComponent("public").path],
             environment: environment)
         let port = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        let text = server.stderr[line]
-        return (server, port, Int(text[text.index(after: text.lastIndex(of: ":")!)...])!)
+        return (server, port, try server.waitForHTTPPort())
     }
 
     @Test func robotsAndSitemapAreServed() throws {

@@ -20,9 +20,7 @@ struct WebmentionSendingEndToEndTests {
     private func serve(_ extra: [String: String]) throws -> (BlogdProcess, Int) {
         let server = try BlogdProcess(["serve", "--host", "127.0.0.1", "--port", "0", "--http", "0"] + data,
                                       environment: environment.merging(extra) { $1 })
-        _ = try server.waitForPort()
-        let line = try #require(server.stderr.range(of: #"http on \S+:(\d+)"#, options: .regularExpression))
-        return (server, Int(server.stderr[line].split(separator: ":").last!)!)
+        return (server, try server.waitForHTTPPort())
     }
 
     private func micropub(_ port: Int, _ token: String, _ fields: [String]) throws -> (status: Int, body: String) {
