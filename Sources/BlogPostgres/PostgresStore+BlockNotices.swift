@@ -47,15 +47,22 @@ extension PostgresStore {
                 // The Block still queued goes, so it never reaches the remote
                 // after its Undo; one never sent needs no Undo.
                 let block = DeliveryKind.ownActivityID(userID: userID, kind: .block, about: about)
-                var attempts: Int?
+                var attempts: Int?, blockDue: Int64?
                 for try await found in try await connection.query("""
-                    DELETE FROM activity_deliveries WHERE activity_id = \(block) AND inbox = \(inbox) RETURNING attempts
-                    """, logger: logger).decode(Int.self) {
-                    attempts = found
+                    DELETE FROM activity_deliveries WHERE activity_id = \(block) AND inbox = \(inbox)
+                    RETURNING attempts, due_at
+                    """, logger: logger).decode((Int, Int64).self) {
+                    (attempts, blockDue) = found
                 }
                 if attempts != 0 {
                     try await Self.queueOwn(connection, .unblock, userID: userID, about: about, inbox: inbox,
                                             body: undo(Milliseconds.date(blockedAt)), at: at, logger: logger)
+                    if let due = BlockNotice.undoDue(blockDue: blockDue, at: at) {
+                        let undoID = DeliveryKind.ownActivityID(userID: userID, kind: .unblock, about: about)
+                        try await connection.query("""
+                            UPDATE activity_deliveries SET due_at = \(due) WHERE activity_id = \(undoID) AND inbox = \(inbox)
+                            """, logger: logger)
+                    }
                 }
             }
             return true

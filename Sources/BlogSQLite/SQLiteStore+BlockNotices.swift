@@ -40,12 +40,18 @@ extension SQLiteStore {
                     // The Block still queued goes, so it never reaches the
                     // remote after its Undo; one never sent needs no Undo.
                     let block = DeliveryKind.ownActivityID(userID: userID, kind: .block, about: about)
-                    let attempts = try Int.fetchOne(db, sql: """
-                        DELETE FROM activity_deliveries WHERE activity_id = ? AND inbox = ? RETURNING attempts
+                    let queued = try Row.fetchOne(db, sql: """
+                        DELETE FROM activity_deliveries WHERE activity_id = ? AND inbox = ? RETURNING attempts, due_at
                         """, arguments: [block, inbox])
+                    let attempts: Int? = queued?[0], blockDue: Int64? = queued?[1]
                     if attempts != 0 {
                         try Self.queueOwn(db, .unblock, userID: userID, about: about, inbox: inbox,
                                           body: undo(Self.date(blockedAt)), at: at)
+                        if let due = BlockNotice.undoDue(blockDue: blockDue, at: at) {
+                            try db.execute(sql: "UPDATE activity_deliveries SET due_at = ? WHERE activity_id = ? AND inbox = ?",
+                                           arguments: [due, DeliveryKind.ownActivityID(userID: userID, kind: .unblock, about: about),
+                                                       inbox])
+                        }
                     }
                 }
                 return true

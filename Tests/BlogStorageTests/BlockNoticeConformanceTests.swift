@@ -41,6 +41,13 @@ struct BlockNoticeConformanceTests {
             #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: later, undo: undo))
             #expect(try own(store).sorted() == ["reject \(inbox) reject f1", "unblock \(inbox) undo of 1800000000"],
                     "the Undo names the Block sent; the Block, taken off the queue, cannot come after it")
+            // That Block may be on its way at this moment: the Undo waits
+            // out its claim's lease.
+            let undoRow = try #require(try store.queuedDeliveries(limit: 100).first { $0.kind == .unblock })
+            #expect(undoRow.due == later.addingTimeInterval(60))
+            #expect(try store.claimDeliveries(dueBy: later.addingTimeInterval(59), lease: 60, limit: 10).isEmpty)
+            #expect(Set(try store.claimDeliveries(dueBy: later.addingTimeInterval(60), lease: 60, limit: 10).map(\.kind))
+                    == [.reject, .unblock], "the Reject's lease ends then too")
             #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: later, undo: undo) == false)
             #expect(try own(store).count == 2)
             #expect(try store.isBlocked(userID: alice.id, actorID: Self.bob) == false)
@@ -73,6 +80,8 @@ struct BlockNoticeConformanceTests {
             #expect(try own(store).isEmpty)
             #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: later, undo: { _ in "undo 2" }))
             #expect(try own(store) == ["unblock \(Self.bob)/inbox undo 2"])
+            #expect(try store.queuedDeliveries(limit: 100).first { $0.kind == .unblock }?.due == later,
+                    "no Block on its way: the Undo is due at once")
         }
     }
 
