@@ -91,6 +91,8 @@ final class GroupCommit: Sendable {
     /// follows the database's commit order.
     func write<T: Sendable>(_ work: @escaping (Database) throws -> T,
                             committed: ((T) -> Void)? = nil) throws -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { CommitMetrics.shared.writeDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start)) }
         let result = Mutex<T?>(nil)
         let job = Job({ db in
             let value = try work(db)
@@ -170,6 +172,8 @@ final class GroupCommit: Sendable {
     /// One transaction for `batch`; the error when it failed as a whole.
     @discardableResult
     private func commitTogether(_ batch: [Job]) -> (any Error)? {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { CommitMetrics.shared.duration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start)) }
         do {
             try pool.write { db in
                 for job in batch {

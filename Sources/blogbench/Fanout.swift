@@ -131,6 +131,7 @@ struct Fanout: ParsableCommand {
         }
         let route = Route(server: blogAddress, source: source)
         let http = Route(server: blogAddress.with(port: server.httpPort), source: source)
+        let metrics = Route(server: blogAddress.with(port: server.metricsPort), source: source)
         var keys: [String: String] = [:]
         for blog in Self.blogs {
             status("setting up: blog \(blog.name), its key, \(grouped(followers)) followers"
@@ -159,8 +160,12 @@ struct Fanout: ParsableCommand {
         var results = [FanoutPhase(name: "baseline")]
         let baselineCPU = try? probe.cpuSeconds()
         let baselineStart = monotonicNanoseconds()
+        var samples = FanoutInside.samples(metrics: metrics)
         Thread.sleep(forTimeInterval: baseline)
         results[0].seconds = Double(monotonicNanoseconds() - baselineStart) / 1e9
+        var now = FanoutInside.samples(metrics: metrics)
+        if let samples, let now { results[0].inside = FanoutInside(from: samples, to: now) }
+        samples = now
         results[0].cpuSeconds = (try? probe.cpuSeconds()).flatMap { end in baselineCPU.map { end - $0 } }
 
         for (index, blog) in Self.blogs.enumerated() {
@@ -185,6 +190,9 @@ struct Fanout: ParsableCommand {
             result.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             if all { result.allSeconds = Double(after.lastAccepted - start) / 1e9 }
             result.cpuSeconds = (try? probe.cpuSeconds()).flatMap { end in cpu.map { end - $0 } }
+            now = FanoutInside.samples(metrics: metrics)
+            if let samples, let now { result.inside = FanoutInside(from: samples, to: now) }
+            samples = now
             status("\(result.name): \(grouped(result.arrived)) arrived in \(Report.number(result.seconds)) s")
             results.append(result)
         }

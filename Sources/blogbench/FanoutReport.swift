@@ -20,6 +20,8 @@ struct FanoutPhase: Encodable {
     var newpostP99Ms: Double?
     var newpostMaxMs: Double?
     var newpostFailures = 0
+    /// What blogd's `/metrics` says of the phase.
+    var inside: FanoutInside?
 
     var perSecond: Double? { allSeconds.map { $0 > 0 ? Double(arrived) / $0 : 0 } }
     /// blogd's CPU milliseconds per delivery.
@@ -102,6 +104,16 @@ struct FanoutReport: Encodable {
                          number(phase.newpostMaxMs), grouped(phase.newpostFailures)])
         }
         lines += TableText.aligned(rows)
+        lines.append("")
+        lines.append("inside blogd (its /metrics over each phase), p99 in ms:")
+        var inside = [["phase", "newpost in blogd", "SQLite write", "group commit", "commits"]]
+        for phase in phases {
+            inside.append([phase.name, number(phase.inside?.serverNewpostP99Ms), number(phase.inside?.writeP99Ms),
+                           number(phase.inside?.commitP99Ms), phase.inside.map { grouped($0.commits) } ?? "-"])
+        }
+        lines += TableText.aligned(inside)
+        lines.append("newpost in blogd: a complete message to its reply; SQLite write: handed in to on disk"
+                     + " (the wait for the writer, then its batch); group commit: the writer held, fsync included")
         lines.append("net: CPU a delivery less the client's posts in the phase, at the baseline's"
                      + " \(number(perPost.map { $0 * 1000 }, 3)) ms of CPU a post")
         lines.append("")

@@ -14,6 +14,8 @@ final class FanoutServer: Sendable {
     let folder: URL
     let port: Int
     let httpPort: Int
+    /// `/metrics`.
+    let metricsPort: Int
     private let log: LogBuffer
 
     var database: String { folder.appendingPathComponent("blog.sqlite").path }
@@ -27,8 +29,9 @@ final class FanoutServer: Sendable {
         process.executableURL = URL(fileURLWithPath: binary)
         // Ports picked here: at the warning level (the bench's, so that the
         // log costs nothing) blogd does not say which it took.
-        let (port, httpPort) = (Self.freePort(), Self.freePort())
+        let (port, httpPort, metricsPort) = (Self.freePort(), Self.freePort(), Self.freePort())
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port), "--http", String(httpPort),
+                             "--metrics", String(metricsPort),
                              "--db", folder.appendingPathComponent("blog.sqlite").path,
                              "--public", folder.appendingPathComponent("public").path]
         var environment = ["PATH": "/usr/bin:/bin", "BLOGD_WEB_CLIENT": "true", "BLOGD_OUTGOING_ALLOW_PRIVATE": "true",
@@ -61,7 +64,7 @@ final class FanoutServer: Sendable {
         let deadline = Date().addingTimeInterval(120)
         var up = false
         while Date() < deadline, process.isRunning, !up {
-            up = Self.answers(port) && Self.answers(httpPort)
+            up = Self.answers(port) && Self.answers(httpPort) && Self.answers(metricsPort)
             if !up { usleep(50_000) }
         }
         guard up else {
@@ -72,6 +75,7 @@ final class FanoutServer: Sendable {
         self.log = log
         self.port = port
         self.httpPort = httpPort
+        self.metricsPort = metricsPort
     }
 
     /// A port of 127.0.0.1 free a moment ago.

@@ -19,6 +19,8 @@ enum MetricsHelp {
         MetricName.budgetRefusals: "Requests refused by a budget (hashes, post_bytes, hash_lane).",
         MetricName.groupCommits: "SQLite group commits.",
         MetricName.groupCommitBatchSize: "Writes per SQLite group commit.",
+        MetricName.groupCommitDuration: "Seconds a SQLite group commit held the writer, fsync included.",
+        MetricName.storageWriteDuration: "Seconds a SQLite write took, from being handed in to being on disk.",
         MetricName.groupCommitFailures: "SQLite group commits that failed as a whole and were retried one by one.",
         MetricName.pageWrites: "Files of the public folder written (pages, feeds, the index).",
         MetricName.pageWriteErrors: "Files of the public folder that could not be written.",

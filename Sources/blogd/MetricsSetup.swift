@@ -31,6 +31,15 @@ enum MetricsSetup {
         .seconds(1), .seconds(2), .seconds(5),
     ]
 
+    /// A group commit's hold on the writer and a write's wait for it:
+    /// well under a millisecond alone, a few with a fan-out's chunks, up to
+    /// the storage deadline (3 s) on a stuck disk.
+    static let commitBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+        .milliseconds(3), .milliseconds(5), .microseconds(7500), .milliseconds(10), .milliseconds(15),
+        .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(3),
+    ]
+
     /// Writes per group commit: 1 when quiet, up to the batch limit (256).
     static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 
@@ -40,7 +49,9 @@ enum MetricsSetup {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = latencyBuckets
-        factory.durationHistogramBuckets = [MetricName.requestDuration: latencyBuckets, MetricName.laneWait: waitBuckets]
+        factory.durationHistogramBuckets = [MetricName.requestDuration: latencyBuckets, MetricName.laneWait: waitBuckets,
+                                            MetricName.groupCommitDuration: commitBuckets,
+                                            MetricName.storageWriteDuration: commitBuckets]
         factory.valueHistogramBuckets = [MetricName.groupCommitBatchSize: batchBuckets]
         MetricsSystem.bootstrap(factory)
         return registry

@@ -56,6 +56,9 @@ struct MetricsEndpointTests {
         #expect(samples.value(#"blogd_request_duration_seconds_count{command="newpost"}"#) == 1)
         #expect((samples.value("blogd_connections_accepted_total") ?? 0) >= 4)
         #expect((samples.value("blogd_group_commits_total") ?? 0) >= 1)
+        // The commits and the writes timed (the register's at least).
+        #expect((samples.value("blogd_group_commit_seconds_count") ?? 0) >= 1)
+        #expect((samples.value("blogd_storage_write_seconds_count") ?? 0) >= 1)
         #expect((samples.value("blogd_page_writes_total") ?? 0) >= 1)
         #expect(samples.value(#"blogd_lane_wait_seconds_count{lane="hash"}"#) == 2, "a register and a login hashed")
 

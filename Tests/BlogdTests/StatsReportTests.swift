@@ -1,4 +1,5 @@
 import BlogCore
+import BlogModel
 import Testing
 @testable import blogd
 

@@ -34,6 +34,12 @@ public enum MetricName {
     public static let groupCommits = "blogd_group_commits_total"
     /// Writes per group commit.
     public static let groupCommitBatchSize = "blogd_group_commit_batch_size"
+    /// Seconds a group commit held the SQLite writer: its transaction,
+    /// fsync included.
+    public static let groupCommitDuration = "blogd_group_commit_seconds"
+    /// Seconds a write took, from being handed in to its batch being on
+    /// disk: the wait for the writer (the batch before it) and its own.
+    public static let storageWriteDuration = "blogd_storage_write_seconds"
     /// Group commits that failed as a whole, whose writes were tried again
     /// one by one.
     public static let groupCommitFailures = "blogd_group_commit_failures_total"

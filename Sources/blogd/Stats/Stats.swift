@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlogModel
 
 /// `blogd stats`: the running server's figures, from its `/metrics`, as
 /// a short table.

@@ -1,9 +1,15 @@
 /// One line of Prometheus's text format: a metric's name, its labels and
 /// its value.
-struct Sample: Equatable {
-    var name: String
-    var labels: [String: String]
-    var value: Double
+public struct Sample: Equatable, Sendable {
+    public var name: String
+    public var labels: [String: String]
+    public var value: Double
+
+    public init(name: String, labels: [String: String], value: Double) {
+        self.name = name
+        self.labels = labels
+        self.value = value
+    }
 }
 
 /// Reads Prometheus's text exposition format (what `/metrics` serves)
@@ -12,13 +18,13 @@ struct Sample: Equatable {
 ///
 ///     PrometheusText.samples(in: #"blogd_requests_total{command="login",reply="log:OK"} 3"#)
 ///     // [Sample(name: "blogd_requests_total", labels: ["command": "login", "reply": "log:OK"], value: 3)]
-enum PrometheusText {
-    static func samples(in text: String) -> [Sample] {
+public enum PrometheusText {
+    public static func samples(in text: String) -> [Sample] {
         text.split(separator: "\n").compactMap { sample(in: Substring($0)) }
     }
 
     /// One sample line, or nil for a comment or a line it cannot read.
-    static func sample(in line: Substring) -> Sample? {
+    public static func sample(in line: Substring) -> Sample? {
         let line = line.drop { $0 == " " || $0 == "\t" }
         guard let first = line.first, first != "#" else { return nil }
         guard let nameEnd = line.firstIndex(where: { $0 == "{" || $0 == " " }) else { return nil }

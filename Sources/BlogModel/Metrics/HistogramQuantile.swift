@@ -6,17 +6,17 @@
 ///
 ///     let buckets = [(0.1, 8.0), (0.2, 10.0), (.infinity, 10.0)]
 ///     HistogramQuantile.estimate(0.5, buckets: buckets)   // .value(0.0625)
-enum HistogramQuantile: Equatable {
+public enum HistogramQuantile: Equatable, Sendable {
     /// Within the finite buckets.
     case value(Double)
     /// In the last, unbounded bucket: above this bound.
     case above(Double)
 
-    typealias Bucket = (bound: Double, count: Double)
+    public typealias Bucket = (bound: Double, count: Double)
 
     /// `quantile` (0...1) of the observations counted by `buckets`
     /// (upper bound, cumulative count; any order); nil when there are none.
-    static func estimate(_ quantile: Double, buckets: [Bucket]) -> HistogramQuantile? {
+    public static func estimate(_ quantile: Double, buckets: [Bucket]) -> HistogramQuantile? {
         guard let (bucket, lower, below, rank) = locate(quantile, buckets) else { return nil }
         guard bucket.bound.isFinite else { return .above(lower) }
         return .value(lower + (bucket.bound - lower) * (rank - below) / (bucket.count - below))
@@ -24,7 +24,7 @@ enum HistogramQuantile: Equatable {
 
     /// The upper bound of the bucket that holds `quantile`: for counts
     /// (writes per commit), where a value between two bounds means nothing.
-    static func bound(_ quantile: Double, buckets: [Bucket]) -> HistogramQuantile? {
+    public static func bound(_ quantile: Double, buckets: [Bucket]) -> HistogramQuantile? {
         guard let (bucket, lower, _, _) = locate(quantile, buckets) else { return nil }
         return bucket.bound.isFinite ? .value(bucket.bound) : .above(lower)
     }
@@ -48,7 +48,7 @@ enum HistogramQuantile: Equatable {
 
     /// The buckets of histogram `name` whose other labels are `labels`,
     /// from `samples`.
-    static func buckets(of name: String, labels: [String: String] = [:], in samples: [Sample]) -> [Bucket] {
+    public static func buckets(of name: String, labels: [String: String] = [:], in samples: [Sample]) -> [Bucket] {
         samples.compactMap { sample in
             guard sample.name == name + "_bucket", let le = sample.labels["le"] else { return nil }
             var others = sample.labels
