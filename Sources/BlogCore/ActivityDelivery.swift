@@ -153,13 +153,13 @@ public final class ActivityDelivery: Sendable {
             }
             var made = 0
             if let body {
-                // In chunks, each its own commit; the activity keeps the
-                // point reached, so a crash midway loses and repeats nothing.
-                let targets = try storage.deliveryTargets(ofUserID: activity.userID)
+                // In chunks, each its own commit that reads its followers
+                // then (one removed or blocked meanwhile gets no more); the
+                // activity keeps the point reached, so a crash midway loses
+                // and repeats nothing.
                 var step = FanOutStep(made: 0, done: false)
                 while !step.done {
-                    step = try storage.fanOutStep(activity, body: body, targets: targets, rows: settings.fanOutChunk,
-                                                  at: now())
+                    step = try storage.fanOutStep(activity, body: body, rows: settings.fanOutChunk, at: now())
                     made += step.made
                 }
             } else {

@@ -1,5 +1,6 @@
 import BlogModel
 import Foundation
+import Logging
 import PostgresNIO
 
 /// ActivityPub's keys, followers, blocks and fediverse responses in
@@ -122,17 +123,26 @@ extension PostgresStore {
     }
 
     public func deliveryTargets(ofUserID userID: Int64) throws(StorageError) -> [DeliveryTarget] {
-        try rows(Self.deliveryTargetsQuery(userID: userID)) { row in
-            let inbox = try row.decode(String.self)
-            return DeliveryTarget(inbox: inbox, host: ActorHost.authority(of: inbox))
+        try withConnection { [logger] connection in
+            try await Self.deliveryTargets(connection, userID: userID, logger: logger)
         }
     }
 
-    static func deliveryTargetsQuery(userID: Int64) -> PostgresQuery {
-        """
-        SELECT DISTINCT coalesce(shared_inbox, inbox) COLLATE "C" AS target FROM followers
-        WHERE user_id = \(userID) AND state = 'accepted' ORDER BY target
-        """
+    /// The delivery targets of `userID`'s accepted followers in the order
+    /// of their bytes (the "C" collation), those past `point` (a
+    /// fan-out's, nil: all), at most `limit` (nil: all).
+    static func deliveryTargets(_ connection: PostgresConnection, userID: Int64, after point: String? = nil,
+                                limit: Int? = nil, logger: Logger) async throws -> [DeliveryTarget] {
+        var targets: [DeliveryTarget] = []
+        for try await inbox in try await connection.query("""
+            SELECT DISTINCT coalesce(shared_inbox, inbox) COLLATE "C" AS target FROM followers
+            WHERE user_id = \(userID) AND state = 'accepted'
+              AND (\(point)::text IS NULL OR coalesce(shared_inbox, inbox) COLLATE "C" > \(point)::text)
+            ORDER BY target LIMIT \(limit.map { max(0, $0) })::bigint
+            """, logger: logger).decode(String.self) {
+            targets.append(DeliveryTarget(inbox: inbox, host: ActorHost.authority(of: inbox)))
+        }
+        return targets
     }
 
     public func removeFollowers(ofUserID userID: Int64, deliveryInbox inbox: String) throws(StorageError) -> Int {

@@ -55,12 +55,7 @@ extension PostgresStore {
                 taken.append(point)
             }
             guard let point = taken.first, let body else { return 0 }
-            var targets: [DeliveryTarget] = []
-            for try await inbox in try await connection.query(Self.deliveryTargetsQuery(userID: activity.userID),
-                                                              logger: logger).decode(String.self) {
-                targets.append(DeliveryTarget(inbox: inbox, host: ActorHost.authority(of: inbox)))
-            }
-            let rest = FanOutStep.remaining(targets, after: point)
+            let rest = try await Self.deliveryTargets(connection, userID: activity.userID, after: point, logger: logger)
             let inboxes = rest.map(\.inbox), hosts = rest.map(\.host)
             guard !inboxes.isEmpty else { return 0 }
             return try await connection.query("""

@@ -3,13 +3,17 @@ import Foundation
 import PostgresNIO
 
 /// The fan-out in chunks (`ActivityQueue.fanOutStep`, migration 22): each
-/// step one transaction, the point the fan-out reached kept on the
-/// activity's row, which the step locks: another instance's step waits
-/// for this one's commit, then goes on from the point it left.
+/// step one transaction, which reads the next chunk of followers itself
+/// (so one removed or blocked meanwhile gets nothing more), the point the
+/// fan-out reached kept on the activity's row, which the step locks:
+/// another instance's step waits for this one's commit, then (READ
+/// COMMITTED: the lock's wait ends with the row as committed) goes on
+/// from the point it left, reading the followers in a snapshot newer than
+/// that commit.
 extension PostgresStore {
-    public func fanOutStep(_ activity: QueuedActivity, body: String, targets: [DeliveryTarget], rows: Int,
+    public func fanOutStep(_ activity: QueuedActivity, body: String, rows: Int,
                            at date: Date) throws(StorageError) -> FanOutStep {
-        let now = Milliseconds.of(date)
+        let now = Milliseconds.of(date), rows = max(1, rows)
         return try transaction { [logger] connection in
             var points: [String?] = []
             for try await point in try await connection.query(
@@ -22,8 +26,10 @@ extension PostgresStore {
             if try await Self.waitsInTrash(connection, activityID: activity.id, logger: logger) {
                 return FanOutStep(made: 0, done: true)
             }
-            let rest = FanOutStep.remaining(targets, after: point)
-            let chunk = rest.prefix(max(1, rows))
+            // One more than the chunk: whether any is left after it.
+            let next = try await Self.deliveryTargets(connection, userID: activity.userID, after: point,
+                                                      limit: rows + 1, logger: logger)
+            let chunk = next.prefix(rows)
             var made = 0
             if !chunk.isEmpty {
                 let inboxes = chunk.map(\.inbox), hosts = chunk.map(\.host)
@@ -34,7 +40,7 @@ extension PostgresStore {
                     ON CONFLICT (activity_id, inbox) DO NOTHING RETURNING id
                     """, logger: logger).collect().count
             }
-            if chunk.count == rest.count {
+            if next.count <= rows {
                 try await connection.query("DELETE FROM activity_queue WHERE id = \(activity.id)", logger: logger)
                 return FanOutStep(made: made, done: true)
             }

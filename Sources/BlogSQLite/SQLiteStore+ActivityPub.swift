@@ -140,11 +140,17 @@ extension SQLiteStore {
         try read { db in try Self.deliveryTargets(db, userID: userID) }
     }
 
-    static func deliveryTargets(_ db: Database, userID: Int64) throws -> [DeliveryTarget] {
+    /// The delivery targets of `userID`'s accepted followers in the
+    /// order of their bytes (BINARY), those past `point` (a fan-out's,
+    /// nil: all), at most `limit` (nil: all).
+    static func deliveryTargets(_ db: Database, userID: Int64, after point: String? = nil,
+                                limit: Int? = nil) throws -> [DeliveryTarget] {
         try String.fetchAll(db, sql: """
             SELECT DISTINCT coalesce(shared_inbox, inbox) AS target FROM followers
-            WHERE user_id = ? AND state = 'accepted' ORDER BY target
-            """, arguments: [userID]).map { DeliveryTarget(inbox: $0, host: ActorHost.authority(of: $0)) }
+            WHERE user_id = ?1 AND state = 'accepted' AND (?2 IS NULL OR coalesce(shared_inbox, inbox) > ?2)
+            ORDER BY target LIMIT ?3
+            """, arguments: [userID, point, limit.map { max(0, $0) } ?? -1])
+            .map { DeliveryTarget(inbox: $0, host: ActorHost.authority(of: $0)) }
     }
 
     public func removeFollowers(ofUserID userID: Int64, deliveryInbox inbox: String) throws(StorageError) -> Int {

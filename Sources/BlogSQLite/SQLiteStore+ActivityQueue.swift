@@ -52,7 +52,7 @@ extension SQLiteStore {
                 try db.execute(sql: "DELETE FROM activity_queue WHERE id = ?", arguments: [activity.id])
                 guard let body else { return 0 }
                 var made = 0
-                for target in FanOutStep.remaining(try Self.deliveryTargets(db, userID: activity.userID), after: queued[0]) {
+                for target in try Self.deliveryTargets(db, userID: activity.userID, after: queued[0]) {
                     try Self.insertDelivery(db, activity, target, body: body, at: now)
                     made += db.changesCount
                 }

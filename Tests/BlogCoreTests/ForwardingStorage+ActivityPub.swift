@@ -77,9 +77,8 @@ extension ForwardingStorage {
     func fanOut(_ activity: QueuedActivity, body: String?, at date: Date) throws(StorageError) -> Int {
         try store.fanOut(activity, body: body, at: date)
     }
-    func fanOutStep(_ activity: QueuedActivity, body: String, targets: [DeliveryTarget], rows: Int,
-                    at date: Date) throws(StorageError) -> FanOutStep {
-        try store.fanOutStep(activity, body: body, targets: targets, rows: rows, at: date)
+    func fanOutStep(_ activity: QueuedActivity, body: String, rows: Int, at date: Date) throws(StorageError) -> FanOutStep {
+        try store.fanOutStep(activity, body: body, rows: rows, at: date)
     }
     func claimDeliveries(dueBy date: Date, lease: TimeInterval,
                                 limit: Int) throws(StorageError) -> [OutgoingDelivery] {

@@ -29,19 +29,21 @@ public protocol ActivityQueue: Sendable {
     /// activity and inbox. Returns the deliveries made.
     func fanOut(_ activity: QueuedActivity, body: String?, at date: Date) throws(StorageError) -> Int
 
-    /// One step of a fan-out in chunks, in one transaction: makes a
-    /// delivery of `body` for each of `targets` (the activity's user's
-    /// `deliveryTargets`, in their order) past the point its fan-out has
-    /// reached, at most `rows` of them, and records the new point; or,
-    /// when none is left past them, takes the activity off the queue. So
-    /// a fan-out to 10,000 inboxes holds the writer for one chunk at a
-    /// time, and a crash between two steps leaves the activity queued
-    /// with its point: the next fan-out (after a restart, or another
-    /// instance's, which waits for this step's commit) goes on from there,
-    /// and every inbox gets one delivery. An activity off the queue
-    /// already makes nothing.
-    func fanOutStep(_ activity: QueuedActivity, body: String, targets: [DeliveryTarget], rows: Int,
-                    at date: Date) throws(StorageError) -> FanOutStep
+    /// One step of a fan-out in chunks, in one transaction: reads the
+    /// next chunk of the activity's user's delivery targets (those of
+    /// `deliveryTargets` past the point its fan-out has reached, in their
+    /// order, at most `rows`), makes a delivery of `body` for each and
+    /// records the new point; or, when none is left past them, takes the
+    /// activity off the queue. The followers are read in the step's own
+    /// transaction, so a follower removed or blocked while a long fan-out
+    /// runs gets nothing from the steps after, and one that comes gets
+    /// its delivery when it sorts past the point. A fan-out to 10,000
+    /// inboxes holds the writer for one chunk at a time, and a crash
+    /// between two steps leaves the activity queued with its point: the
+    /// next fan-out (after a restart, or another instance's, which waits
+    /// for this step's commit) goes on from there, and every inbox gets
+    /// one delivery. An activity off the queue already makes nothing.
+    func fanOutStep(_ activity: QueuedActivity, body: String, rows: Int, at date: Date) throws(StorageError) -> FanOutStep
 
     /// Claims at most `limit` deliveries due by `date`, the earliest due
     /// first: each is hidden from every other claim (other instances on

@@ -9,13 +9,4 @@ public struct FanOutStep: Sendable, Equatable {
         self.made = made
         self.done = done
     }
-
-    /// The targets past `point` (the last inbox a fan-out made a delivery
-    /// for; nil: none yet), of `targets` in the stores' order: by the
-    /// inbox's bytes (SQLite's BINARY, PostgreSQL's "C" collation).
-    public static func remaining(_ targets: [DeliveryTarget], after point: String?) -> ArraySlice<DeliveryTarget> {
-        guard let point else { return targets[...] }
-        let start = targets.firstIndex { point.utf8.lexicographicallyPrecedes($0.inbox.utf8) } ?? targets.endIndex
-        return targets[start...]
-    }
 }

@@ -76,9 +76,9 @@ extension MeteredStorage {
     public func fanOut(_ activity: QueuedActivity, body: String?, at date: Date) throws(StorageError) -> Int {
         try counted(try base.fanOut(activity, body: body, at: date))
     }
-    public func fanOutStep(_ activity: QueuedActivity, body: String, targets: [DeliveryTarget], rows: Int,
+    public func fanOutStep(_ activity: QueuedActivity, body: String, rows: Int,
                            at date: Date) throws(StorageError) -> FanOutStep {
-        try counted(try base.fanOutStep(activity, body: body, targets: targets, rows: rows, at: date))
+        try counted(try base.fanOutStep(activity, body: body, rows: rows, at: date))
     }
     public func claimDeliveries(dueBy date: Date, lease: TimeInterval,
                                 limit: Int) throws(StorageError) -> [OutgoingDelivery] {
