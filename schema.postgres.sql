@@ -387,3 +387,7 @@ ALTER TABLE activity_deliveries ADD CONSTRAINT activity_deliveries_kind_check
 -- The fan-out's point: a queued activity fanned out in chunks
 -- keeps the last inbox it made a delivery for.
 ALTER TABLE activity_queue ADD COLUMN fanned_out_to text;
+
+-- Migration 24.
+-- The followers by delivery target: a fan-out step's chunk is a seek.
+CREATE INDEX followers_by_target ON followers (user_id, state, (coalesce(shared_inbox, inbox) COLLATE "C"));

@@ -272,6 +272,7 @@ CREATE TABLE followers (
 );
 CREATE INDEX followers_by_user ON followers(user_id, state, id);
 CREATE INDEX followers_by_actor ON followers(actor_id);
+CREATE INDEX followers_by_target ON followers(user_id, state, coalesce(shared_inbox, inbox));
 CREATE TABLE actor_blocks (
     user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
     kind       TEXT    NOT NULL CHECK (kind IN ('actor', 'domain')),

@@ -130,14 +130,15 @@ extension PostgresStore {
 
     /// The delivery targets of `userID`'s accepted followers in the order
     /// of their bytes (the "C" collation), those past `point` (a
-    /// fan-out's, nil: all), at most `limit` (nil: all).
+    /// fan-out's, nil: all), at most `limit` (nil: all): a seek in
+    /// `followers_by_target` (migration 24).
     static func deliveryTargets(_ connection: PostgresConnection, userID: Int64, after point: String? = nil,
                                 limit: Int? = nil, logger: Logger) async throws -> [DeliveryTarget] {
         var targets: [DeliveryTarget] = []
         for try await inbox in try await connection.query("""
             SELECT DISTINCT coalesce(shared_inbox, inbox) COLLATE "C" AS target FROM followers
             WHERE user_id = \(userID) AND state = 'accepted'
-              AND (\(point)::text IS NULL OR coalesce(shared_inbox, inbox) COLLATE "C" > \(point)::text)
+              AND coalesce(shared_inbox, inbox) COLLATE "C" > coalesce(\(point)::text, '')
             ORDER BY target LIMIT \(limit.map { max(0, $0) })::bigint
             """, logger: logger).decode(String.self) {
             targets.append(DeliveryTarget(inbox: inbox, host: ActorHost.authority(of: inbox)))

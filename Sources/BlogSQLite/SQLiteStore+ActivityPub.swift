@@ -140,16 +140,21 @@ extension SQLiteStore {
         try read { db in try Self.deliveryTargets(db, userID: userID) }
     }
 
+    /// `deliveryTargets`' query: a seek in `followers_by_target` (v26),
+    /// in its order. A fan-out step reads its chunk inside the writer's
+    /// turn, where a scan and a sort of 10,000 followers took 2 ms.
+    static let deliveryTargetsQuery = """
+        SELECT DISTINCT coalesce(shared_inbox, inbox) AS target FROM followers
+        WHERE user_id = ?1 AND state = 'accepted' AND coalesce(shared_inbox, inbox) > coalesce(?2, '')
+        ORDER BY target LIMIT ?3
+        """
+
     /// The delivery targets of `userID`'s accepted followers in the
     /// order of their bytes (BINARY), those past `point` (a fan-out's,
     /// nil: all), at most `limit` (nil: all).
     static func deliveryTargets(_ db: Database, userID: Int64, after point: String? = nil,
                                 limit: Int? = nil) throws -> [DeliveryTarget] {
-        try String.fetchAll(db, sql: """
-            SELECT DISTINCT coalesce(shared_inbox, inbox) AS target FROM followers
-            WHERE user_id = ?1 AND state = 'accepted' AND (?2 IS NULL OR coalesce(shared_inbox, inbox) > ?2)
-            ORDER BY target LIMIT ?3
-            """, arguments: [userID, point, limit.map { max(0, $0) } ?? -1])
+        try String.fetchAll(db, sql: deliveryTargetsQuery, arguments: [userID, point, limit.map { max(0, $0) } ?? -1])
             .map { DeliveryTarget(inbox: $0, host: ActorHost.authority(of: $0)) }
     }
 

@@ -52,7 +52,7 @@ struct SchemaTests {
                                              "activity_deliveries_by_post", "activity_delivery_totals",
                                              "activity_queue", "actor_blocks", "actor_keys",
                                              "authorization_codes", "authorization_codes_by_expiry",
-                                             "authorization_codes_by_user", "blog_settings", "deleted_posts", "deleted_posts_by_user", "followers", "followers_by_actor",
+                                             "authorization_codes_by_user", "blog_settings", "deleted_posts", "deleted_posts_by_user", "followers", "followers_by_actor", "followers_by_target",
                                              "followers_by_user", "leases", "login_failures", "photos",
                                              "photos_by_post", "photos_by_trashed_post", "photos_by_user",
                                              "photos_unattached", "post_tags", "post_tags_by_blog", "post_tags_by_tag",
@@ -114,7 +114,22 @@ struct SchemaTests {
             defer { try? store.close() }
             let applied = try store.pool.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
             #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens", "v10-photos", "v11-trash", "v12-site-values", "v13-content-html", "v14-authorization-codes", "v15-blog-settings", "v16-webmention-outbox", "v17-tags", "v18-search", "v19-webmentions", "v20-activitypub", "v21-follow-answers", "v22-trashed-responses",
-                               "v23-block-notices", "v24-fan-out-point"])
+                               "v23-block-notices", "v24-fan-out-point", "v26-follower-targets"])
+        }
+    }
+
+    /// A fan-out step reads its next chunk of followers inside the
+    /// writer's turn: by an index seek in their order, no scan, no sort.
+    @Test func aFanOutStepsReadOfFollowersIsASeek() throws {
+        try withTemporaryFolder { (folder: URL) throws in
+            let store = try SQLiteStore(path: folder.appendingPathComponent("blog.sqlite").path)
+            defer { try? store.close() }
+            let plan = try store.pool.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteStore.deliveryTargetsQuery,
+                                 arguments: [1, "https://a.example/inbox", 101]).map { $0["detail"] as String }
+            }
+            #expect(plan == ["SEARCH followers USING INDEX followers_by_target (user_id=? AND state=? AND <expr>>?)"],
+                    "\(plan)")
         }
     }
 
