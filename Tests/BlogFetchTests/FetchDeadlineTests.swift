@@ -2,6 +2,7 @@ import BlogFetch
 import BlogTestSupport
 import Dispatch
 import Foundation
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -40,6 +41,48 @@ import Testing
         executor.releaseNewestFirst()
         let response = try await fetch.value
         #expect(response.status == 202 && response.text == "ok")
+    }
+
+    /// The limit is decided on the request's own event loop: with that
+    /// loop busy (as a starved nice-10 loop is), a limit that is up waits
+    /// for it, and ends the fetch only once the loop runs again.
+    @Test func theLimitWaitsForTheRequestsLoop() async throws {
+        let answer = DispatchSemaphore(value: 0)
+        let server = try HTTPStubServer { _ in
+            answer.wait()
+            return .init(status: 202)
+        }
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let expiry = ExpiryGate()
+        let fetcher = OutgoingFetcher(settings: FetchSettings(timeLimit: .seconds(600), allowPrivateAddresses: true),
+                                      eventLoopGroup: loops, expiry: expiry.wait)
+        let loopFree = Mutex(false)
+        let fetch = Task { () -> Bool in
+            do {
+                _ = try await fetcher.post(server.url("/inbox"), headers: [], body: Array("{}".utf8))
+            } catch let error as FetchError {
+                guard case .timedOut = error else { Issue.record("\(error)"); return false }
+            } catch {
+                Issue.record("\(error)")
+                return false
+            }
+            return loopFree.withLock { $0 }
+        }
+        #expect(await waitUntilAsync { server.requests.count == 1 })
+        let busy = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
+        loops.next().execute {
+            entered.signal()
+            busy.wait()
+        }
+        entered.wait()
+        expiry.expire()
+        loopFree.withLock { $0 = true }
+        busy.signal()
+        #expect(await fetch.value, "timed out only once its loop ran again")
+        answer.signal()
+        server.stop()
+        try await loops.shutdownGracefully()
     }
 
     /// The limit's own timer (no test gate): a server that never answers
