@@ -116,7 +116,7 @@ public final class OutgoingFetcher: Sendable {
             var outcome: Result<FetchedResponse, any Error> = .failure(FetchError.timedOut)
             for await next in group {
                 guard let next else {
-                    group.cancelAll()
+                    if deadline.isExpired { group.cancelAll() }
                     continue
                 }
                 outcome = next
