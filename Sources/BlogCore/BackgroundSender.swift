@@ -158,13 +158,19 @@ final class BackgroundSender<Job: BackgroundJob>: Sendable {
                     if room > 0 {
                         let limit = min(settings.batch, room)
                         let bounded = settings.heldPerHost < .max
-                        let crowded = bounded ? window.crowdedHosts(atLeast: settings.heldPerHost) : []
+                        // Read once, before the claim: what the claim skips
+                        // and what it fills both come from this, not from
+                        // the window after the add, which sends finishing
+                        // meanwhile may have emptied again.
+                        let heldBefore = bounded ? window.heldByHost() : [:]
+                        let crowded = Set(heldBefore.filter { $0.value >= settings.heldPerHost }.keys)
                         let claims = try job.claim(dueBy: now(), lease: settings.lease, limit: limit,
                                                    skipping: crowded, perHost: settings.heldPerHost)
-                        window.add(claims)
                         // A claim cut short by the bound may leave rows due
                         // behind the hosts it filled: look again past them.
-                        let filled = bounded && !window.crowdedHosts(atLeast: settings.heldPerHost).isSubset(of: crowded)
+                        let filled = bounded && Self.fills(claims.map(job.host(of:)), heldBefore: heldBefore,
+                                                           bound: settings.heldPerHost)
+                        window.add(claims)
                         more = more || claims.count >= limit || filled
                         passedBy = !crowded.isEmpty || filled
                     } else {
@@ -191,6 +197,22 @@ final class BackgroundSender<Job: BackgroundJob>: Sendable {
         window.cancel()
         window.waitUntilIdle()
         settleFinished(window, of: job)
+    }
+
+    /// Whether a claim of rows for `hosts` (one entry a row) brought a host
+    /// to `bound` with what the window held of it before (`heldBefore`):
+    /// the claim took no more of that host, so rows of it may be due still
+    /// and rows of other hosts behind them; the loop then looks again at
+    /// once. Decided from the claim alone, so no send finishing between
+    /// the claim and this look can hide it (and leave those rows to the
+    /// next poll).
+    static func fills(_ hosts: [String], heldBefore: [String: Int], bound: Int) -> Bool {
+        var held = heldBefore
+        for host in hosts {
+            held[host, default: 0] += 1
+            if held[host]! >= bound { return true }
+        }
+        return false
     }
 
     /// Settles what the window finished, if anything; a store that fails

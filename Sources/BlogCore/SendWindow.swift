@@ -49,13 +49,14 @@ final class SendWindow<Job: BackgroundJob>: Sendable {
     /// Claims held: waiting, being sent, or finished and not yet taken.
     var held: Int { state.withLock { $0.waiting.count + $0.sending + $0.finished.count } }
 
-    /// The hosts with at least `limit` claims waiting or being sent: a
-    /// claim for the window passes them by.
-    func crowdedHosts(atLeast limit: Int) -> Set<String> {
+    /// The claims waiting or being sent, by host: what a claim for the
+    /// window reads once, to pass the crowded hosts by and to tell which
+    /// hosts its claims fill.
+    func heldByHost() -> [String: Int] {
         state.withLock { state in
             var held = state.perHost
             for entry in state.waiting { held[entry.host, default: 0] += 1 }
-            return Set(held.filter { $0.value >= limit }.keys)
+            return held
         }
     }
 

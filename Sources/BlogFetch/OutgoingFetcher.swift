@@ -23,16 +23,18 @@ public final class OutgoingFetcher: Sendable {
     private let group: any EventLoopGroup
     private let resolver: HostResolver
     private let slots: FetchSlots
-    private let expiry: @Sendable (Duration) async throws -> Void
+    private let expiry: (@Sendable (Duration) async throws -> Void)?
 
-    /// - Parameter expiry: waits out the time limit; the default sleeps on
-    ///   the continuous clock. Tests pass a wait they end by hand; it must
-    ///   end when its task is cancelled, as `Task.sleep` does.
+    /// - Parameter expiry: waits out the time limit; nil (the default): a
+    ///   timer on the event loop of the fetch's requests (`FetchDeadline`
+    ///   says why there). Tests pass a wait they end by hand; it must end
+    ///   when its task is cancelled, as `Task.sleep` does. Either way the
+    ///   limit is decided on the requests' loop.
     public init(
         settings: FetchSettings,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         threadPool: NIOThreadPool = .singleton,
-        expiry: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        expiry: (@Sendable (Duration) async throws -> Void)? = nil
     ) {
         self.settings = settings
         self.group = eventLoopGroup
@@ -43,16 +45,16 @@ public final class OutgoingFetcher: Sendable {
 
     /// GETs `url`, following up to `maxRedirects` redirects.
     public func get(_ url: String, accept: String = "text/html") async throws(FetchError) -> FetchedResponse {
-        try await bounded(url) { target in
-            try await self.follow(target, headers: [("Accept", accept)], hops: 0)
+        try await bounded(url) { target, deadline in
+            try await self.follow(target, headers: [("Accept", accept)], hops: 0, deadline: deadline)
         }
     }
 
     /// GETs `url` with `headers` (an ActivityPub signed GET: `Accept` and
     /// the signature's among them), following redirects as `get` does.
     public func get(_ url: String, headers: [(String, String)]) async throws(FetchError) -> FetchedResponse {
-        try await bounded(url) { target in
-            try await self.follow(target, headers: headers, hops: 0)
+        try await bounded(url) { target, deadline in
+            try await self.follow(target, headers: headers, hops: 0, deadline: deadline)
         }
     }
 
@@ -60,18 +62,18 @@ public final class OutgoingFetcher: Sendable {
     /// are not followed (a Webmention endpoint answers where it is).
     public func postForm(_ url: String, fields: [(String, String)]) async throws(FetchError) -> FetchedResponse {
         let body = Array(FormEncoding.encode(fields).utf8)
-        return try await bounded(url) { target in
+        return try await bounded(url) { target, deadline in
             try await self.exchange(target, method: .POST, headers: [
                 ("Content-Type", "application/x-www-form-urlencoded"),
-            ], body: body)
+            ], body: body, deadline: deadline)
         }
     }
 
     /// POSTs `body` with `headers` to `url` (an ActivityPub delivery: the
     /// signature's headers among them). Redirects are not followed.
     public func post(_ url: String, headers: [(String, String)], body: [UInt8]) async throws(FetchError) -> FetchedResponse {
-        try await bounded(url) { target in
-            try await self.exchange(target, method: .POST, headers: headers, body: body)
+        try await bounded(url) { target, deadline in
+            try await self.exchange(target, method: .POST, headers: headers, body: body, deadline: deadline)
         }
     }
 
@@ -81,9 +83,12 @@ public final class OutgoingFetcher: Sendable {
     // MARK: - Bounds
 
     /// Checks the URL, takes a slot for its host, and runs `work` against
-    /// the time limit: whichever ends first ends the other.
+    /// the time limit, which is kept on the event loop of the fetch's
+    /// requests (`FetchDeadline`): a response that ended there before the
+    /// limit is taken; the limit fails the exchange under way (and cancels
+    /// the rest of the work: a name lookup, a redirect not yet followed).
     private func bounded(
-        _ url: String, _ work: @escaping @Sendable (FetchTarget) async throws -> FetchedResponse
+        _ url: String, _ work: @escaping @Sendable (FetchTarget, FetchDeadline) async throws -> FetchedResponse
     ) async throws(FetchError) -> FetchedResponse {
         let target = try FetchTarget(url)
         do {
@@ -91,38 +96,54 @@ public final class OutgoingFetcher: Sendable {
         } catch {
             throw .transport(error)
         }
+        let loop = group.next()
+        let deadline = FetchDeadline(loop: loop)
+        let timer = expiry == nil ? loop.scheduleTask(in: Self.amount(settings.timeLimit)) { deadline.expire() } : nil
         let result: Result<FetchedResponse, any Error> = await withTaskGroup(of: Result<FetchedResponse, any Error>?.self) { group in
             group.addTask {
-                do { return .success(try await work(target)) } catch { return .failure(error) }
+                do { return .success(try await work(target, deadline)) } catch { return .failure(error) }
             }
             group.addTask {
-                do {
-                    try await self.expiry(self.settings.timeLimit)
-                    return .failure(FetchError.timedOut)
-                } catch {
-                    return nil  // cancelled: the work finished first
+                if let expiry = self.expiry {
+                    do { try await expiry(self.settings.timeLimit) } catch { return nil }
+                    loop.execute { deadline.expire() }
                 }
+                await deadline.expired()
+                return nil
             }
-            var first: Result<FetchedResponse, any Error> = .failure(FetchError.timedOut)
-            for await outcome in group {
-                if let outcome {
-                    first = outcome
-                    break
+            // The work's outcome, always: the time limit ends it (nil
+            // here, then the work fails), it never stands in for it.
+            var outcome: Result<FetchedResponse, any Error> = .failure(FetchError.timedOut)
+            for await next in group {
+                guard let next else {
+                    if deadline.isExpired { group.cancelAll() }
+                    continue
                 }
+                outcome = next
+                break
             }
             group.cancelAll()
-            return first
+            return outcome
         }
+        timer?.cancel()
         await slots.release(host: target.host)
         switch result {
         case .success(let response): return response
         case .failure(let error as FetchError): throw error
+        case .failure where deadline.isExpired: throw .timedOut
         case .failure(let error): throw .transport(error)
         }
     }
 
-    private func follow(_ target: FetchTarget, headers: [(String, String)], hops: Int) async throws -> FetchedResponse {
-        let response = try await exchange(target, method: .GET, headers: headers, body: nil)
+    private static func amount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    private func follow(
+        _ target: FetchTarget, headers: [(String, String)], hops: Int, deadline: FetchDeadline
+    ) async throws -> FetchedResponse {
+        let response = try await exchange(target, method: .GET, headers: headers, body: nil, deadline: deadline)
         guard [301, 302, 303, 307, 308].contains(response.status) else { return response }
         guard hops < settings.maxRedirects else { throw FetchError.tooManyRedirects(limit: settings.maxRedirects) }
         guard let location = response.header("location"), !location.isEmpty else {
@@ -134,14 +155,14 @@ public final class OutgoingFetcher: Sendable {
         } catch {
             throw FetchError.badRedirect(location)
         }
-        return try await follow(next, headers: headers, hops: hops + 1)
+        return try await follow(next, headers: headers, hops: hops + 1, deadline: deadline)
     }
 
     // MARK: - One exchange
 
     /// One request to one checked address, its body read within the cap.
     private func exchange(
-        _ target: FetchTarget, method: HTTPMethod, headers: [(String, String)], body: [UInt8]?
+        _ target: FetchTarget, method: HTTPMethod, headers: [(String, String)], body: [UInt8]?, deadline: FetchDeadline
     ) async throws -> FetchedResponse {
         let address = try await checkedAddress(for: target)
         var configuration = HTTPClient.Configuration(
@@ -160,7 +181,8 @@ public final class OutgoingFetcher: Sendable {
         configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
         do {
-            let response = try await send(target, method: method, headers: headers, body: body, with: client)
+            let response = try await send(target, method: method, headers: headers, body: body, with: client,
+                                          deadline: deadline)
             try await Self.close(client)
             return response
         } catch {
@@ -185,35 +207,30 @@ public final class OutgoingFetcher: Sendable {
         }
     }
 
+    /// One request, its channel and its response handling on the
+    /// deadline's loop (`CappedResponse`), where the time limit is kept.
     private func send(
-        _ target: FetchTarget, method: HTTPMethod, headers: [(String, String)], body: [UInt8]?, with client: HTTPClient
+        _ target: FetchTarget, method: HTTPMethod, headers: [(String, String)], body: [UInt8]?, with client: HTTPClient,
+        deadline: FetchDeadline
     ) async throws -> FetchedResponse {
-        var request = HTTPClientRequest(url: target.url.absoluteString)
-        request.method = method
+        var request = try HTTPClient.Request(url: target.url.absoluteString, method: method)
         request.headers.add(name: "User-Agent", value: settings.userAgent)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
-            request.body = .bytes(ByteBuffer(bytes: body))
+            request.body = .byteBuffer(ByteBuffer(bytes: body))
         }
-        let response = try await client.execute(request, timeout: .seconds(Int64(max(1, settings.timeLimit.components.seconds)) + 1))
-        if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > settings.maxBytes {
-            throw FetchError.tooLarge(limit: settings.maxBytes)
+        let answer = CappedResponse(url: target.url.absoluteString, maxBytes: settings.maxBytes, deadline: deadline)
+        // The client's own deadline (a second past the limit, until the
+        // response's head) only backs up a limit a test holds by hand.
+        let task = client.execute(request: request, delegate: answer, eventLoop: .delegateAndChannel(on: deadline.loop),
+                                  deadline: .now() + .seconds(Int64(max(1, settings.timeLimit.components.seconds)) + 1))
+        deadline.begin(task)
+        defer { deadline.end(task) }
+        return try await withTaskCancellationHandler {
+            try await task.get()
+        } onCancel: {
+            task.cancel()
         }
-        var bytes: [UInt8] = []
-        for try await chunk in response.body {
-            guard bytes.count + chunk.readableBytes <= settings.maxBytes else {
-                // Leaving the loop drops the stream, and the client closes
-                // the connection rather than read the rest.
-                throw FetchError.tooLarge(limit: settings.maxBytes)
-            }
-            bytes.append(contentsOf: chunk.readableBytesView)
-        }
-        var fields: [String: String] = [:]
-        for header in response.headers {
-            let name = header.name.lowercased()
-            fields[name] = fields[name].map { "\($0), \(header.value)" } ?? header.value
-        }
-        return FetchedResponse(url: target.url.absoluteString, status: Int(response.status.code), headers: fields, body: bytes)
     }
 
     /// The address to connect to: every address the name has must pass,

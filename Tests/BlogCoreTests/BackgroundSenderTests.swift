@@ -299,9 +299,42 @@ extension BackgroundSenderTests {
             return claims
         }
 
+        /// `claim`, passing `skipping`'s hosts by and taking at most
+        /// `perHost` rows of any other, in id order (the stores' rule).
+        func claim(dueBy now: Date, lease: Double, limit: Int, skipping: Set<String>,
+                   perHost: Int) throws(StorageError) -> [Claim] {
+            try fail(settle: false)
+            let claims = rows.withLock { rows in
+                var taken: [String: Int] = [:]
+                var claims: [Claim] = []
+                for id in rows.filter({ $0.value.due <= now }).keys.sorted() where claims.count < limit {
+                    let host = rows[id]!.host
+                    guard !skipping.contains(host), taken[host, default: 0] < perHost else { continue }
+                    taken[host, default: 0] += 1
+                    rows[id]!.due = now + lease
+                    claims.append(Claim(id: id, host: host))
+                }
+                return claims
+            }
+            outstanding.withLock { state in
+                for claim in claims {
+                    state.now[claim.host, default: 0] += 1
+                    state.most[claim.host] = max(state.most[claim.host, default: 0], state.now[claim.host]!)
+                }
+            }
+            looks.append(Look(dueBy: now, lease: lease, limit: limit, ids: claims.map(\.id)))
+            return claims
+        }
+
+        /// Claims of each host whose send has not returned (waiting or
+        /// being sent), and the most there were at once: what the window
+        /// held of the host, give or take a send returning.
+        let outstanding = Mutex<(now: [String: Int], most: [String: Int])>(([:], [:]))
+
         func host(of claim: Claim) -> String { claim.host }
 
         func send(_ claim: Claim) async -> Outcome {
+            defer { outstanding.withLock { $0.now[claim.host, default: 0] -= 1 } }
             await gate.pass(claim)
             if Task.isCancelled { return .cancelled }
             return retried.contains(claim.id) ? .retry : .sent
