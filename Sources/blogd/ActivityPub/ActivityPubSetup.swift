@@ -16,7 +16,10 @@ enum ActivityPubSetup {
     /// followers' inboxes through the bounded fetcher, whose HTTP client
     /// runs on an event loop thread of its own at nice 10 (the signing is
     /// at nice 10 too: `SigningThreads`), so a fan-out takes the CPU the
-    /// blog port's and the pages' requests leave.
+    /// blog port's and the pages' requests leave. Each request's time
+    /// limit is a timer on that same loop (`FetchDeadline`): a starved
+    /// loop reads an answer that has come before it runs the timer, so
+    /// the low priority does not turn answers into retries.
     static func startDelivery(_ settings: BlogConfig, store: any BlogStorage, service: BlogService) -> ActivityDelivery {
         let fetcher = OutgoingFetcher(settings: settings.fetchSettings, ownLoopThreads: 1) {
             _ = clinux_set_thread_nice(10)
