@@ -124,7 +124,7 @@ extension PostgresStore {
     public func deliveryTargets(ofUserID userID: Int64) throws(StorageError) -> [DeliveryTarget] {
         try rows(Self.deliveryTargetsQuery(userID: userID)) { row in
             let inbox = try row.decode(String.self)
-            return DeliveryTarget(inbox: inbox, host: ActorHost.authority(of: inbox))
+            return DeliveryTarget(inbox: inbox, host: ActorHost.deliveryKey(of: inbox))
         }
     }
 

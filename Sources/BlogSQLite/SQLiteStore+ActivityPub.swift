@@ -144,7 +144,7 @@ extension SQLiteStore {
         try String.fetchAll(db, sql: """
             SELECT DISTINCT coalesce(shared_inbox, inbox) AS target FROM followers
             WHERE user_id = ? AND state = 'accepted' ORDER BY target
-            """, arguments: [userID]).map { DeliveryTarget(inbox: $0, host: ActorHost.authority(of: $0)) }
+            """, arguments: [userID]).map { DeliveryTarget(inbox: $0, host: ActorHost.deliveryKey(of: $0)) }
     }
 
     public func removeFollowers(ofUserID userID: Int64, deliveryInbox inbox: String) throws(StorageError) -> Int {
