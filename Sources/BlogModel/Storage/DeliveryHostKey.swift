@@ -63,6 +63,7 @@ extension ActorHost {
     static let sharedSuffixes: Set<String> = [
         "github.io", "gitlab.io", "herokuapp.com", "fly.dev", "onrender.com", "netlify.app", "vercel.app",
         "pages.dev", "workers.dev", "ngrok.io", "ngrok-free.app", "duckdns.org", "glitch.me", "repl.co",
+        "azurewebsites.net", "appspot.com", "web.app", "firebaseapp.com", "ddns.net", "blogspot.com",
     ]
 
     /// `name` as a dotted IPv4 address when the resolver would take it
