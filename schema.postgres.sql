@@ -388,6 +388,14 @@ ALTER TABLE activity_deliveries ADD CONSTRAINT activity_deliveries_kind_check
 -- keeps the last inbox it made a delivery for.
 ALTER TABLE activity_queue ADD COLUMN fanned_out_to text;
 
+-- Migration 23.
+-- The deliveries' hosts in their indexes: a claim that passes
+-- hosts by reads the host in the due index; a host that did not
+-- answer has its due rows held back by host and due time.
+DROP INDEX activity_deliveries_by_due;
+CREATE INDEX activity_deliveries_by_due ON activity_deliveries (due_at, id, host);
+CREATE INDEX activity_deliveries_by_host ON activity_deliveries (host, due_at);
+
 -- Migration 24.
 -- The followers by delivery target: a fan-out step's chunk is a seek.
 CREATE INDEX followers_by_target ON followers (user_id, state, (coalesce(shared_inbox, inbox) COLLATE "C"));

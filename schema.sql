@@ -397,3 +397,10 @@ CREATE INDEX activity_deliveries_by_post ON activity_deliveries(post_id);
 -- the last inbox it made a delivery for, so a fan-out stopped midway goes
 -- on from there and no inbox gets two.
 ALTER TABLE activity_queue ADD COLUMN fanned_out_to TEXT;
+
+-- The deliveries' hosts in their indexes (v25): a claim that passes hosts
+-- by reads the host in the due index, not the table; a host that did not
+-- answer has its due rows held back by host and due time.
+DROP INDEX activity_deliveries_by_due;
+CREATE INDEX activity_deliveries_by_due ON activity_deliveries(due_at, id, host);
+CREATE INDEX activity_deliveries_by_host ON activity_deliveries(host, due_at);

@@ -74,6 +74,11 @@ public final class ActivityDelivery: Sendable {
         case delivered
         /// Failed for now; due again later.
         case retry
+        /// Failed for now because its host did not answer (no answer in
+        /// time, no connection, 408, 429, 5xx): due again later, and so
+        /// are its host's other due deliveries (`DeliverySettlement.hostDown`).
+        /// What a send returns; settled, it counts as `retry`.
+        case hostDown = "host_down"
         /// Failed for good: refused, a 4xx that will not change, or tried
         /// for longer than `giveUpAfter`.
         case givenUp = "given_up"
@@ -197,14 +202,16 @@ public final class ActivityDelivery: Sendable {
             result = .done
         case .givenUp, .gone:
             result = .givenUp
-        case .retry:
+        case .retry, .hostDown:
             if now.timeIntervalSince(delivery.createdAt) >= settings.giveUpAfter {
                 final = .givenUp
                 result = .givenUp
                 logger.info("activity delivery given up", metadata: ["inbox": "\(delivery.inbox)",
                                                                      "attempts": "\(delivery.attempts)"])
             } else {
-                result = .retry(at: now + settings.retryDelay(afterAttempt: delivery.attempts))
+                let at = now + settings.retryDelay(afterAttempt: delivery.attempts)
+                final = .retry
+                result = outcome == .hostDown ? .hostDown(retryAt: at, now: now) : .retry(at: at)
             }
         }
         return (result, final)
@@ -243,17 +250,20 @@ public final class ActivityDelivery: Sendable {
         } catch {
             logger.info("activity delivery failed", metadata: ["inbox": "\(delivery.inbox)", "error": "\(error)"])
             if case .refused = error { return .givenUp }
-            return .retry
+            // Stopping cancels the sends under way: that says nothing of the host.
+            return Task.isCancelled ? .retry : .hostDown
         }
     }
 
     /// An inbox's answer: 2xx done; 401 and 403 retried (the inbox may
-    /// fetch our key late), as are 408, 429 and 5xx; 410 gone; any other
-    /// status will not change.
+    /// fetch our key late: its host did answer); 408, 429 and 5xx retried
+    /// with the host's other due deliveries (the host is down, slow or
+    /// asks us to wait); 410 gone; any other status will not change.
     static func outcome(status: Int) -> Outcome {
         switch status {
         case 200..<300: .delivered
-        case 401, 403, 408, 429, 500...: .retry
+        case 401, 403: .retry
+        case 408, 429, 500...: .hostDown
         case 410: .gone
         default: .givenUp
         }

@@ -15,7 +15,8 @@ final class ActivityDeliveryMetrics: Sendable {
     private let outcomes: [ActivityDelivery.Outcome: Counter]
 
     private init() {
-        outcomes = Dictionary(uniqueKeysWithValues: ActivityDelivery.Outcome.allCases.map {
+        // A host that did not answer is settled as (and counted as) a retry.
+        outcomes = Dictionary(uniqueKeysWithValues: ActivityDelivery.Outcome.allCases.filter { $0 != .hostDown }.map {
             ($0, Counter(label: MetricName.activityDeliveries, dimensions: [("outcome", $0.rawValue)]))
         })
     }

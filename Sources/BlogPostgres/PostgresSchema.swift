@@ -265,6 +265,7 @@ public enum PostgresSchema {
         Migration(version: 20, name: "trashed responses", sql: PostgresSchema.trashedResponses),
         Migration(version: 21, name: "block-notices", sql: PostgresSchema.blockNotices),
         Migration(version: 22, name: "fan-out-point", sql: PostgresSchema.fanOutPoint),
+        Migration(version: 23, name: "delivery-hosts", sql: PostgresSchema.deliveryHosts),
         Migration(version: 24, name: "follower-targets", sql: PostgresSchema.followerTargets),
     ]
 

@@ -141,7 +141,7 @@ extension PostgresStore {
               AND coalesce(shared_inbox, inbox) COLLATE "C" > coalesce(\(point)::text, '')
             ORDER BY target LIMIT \(limit.map { max(0, $0) })::bigint
             """, logger: logger).decode(String.self) {
-            targets.append(DeliveryTarget(inbox: inbox, host: ActorHost.authority(of: inbox)))
+            targets.append(DeliveryTarget(inbox: inbox, host: ActorHost.deliveryKey(of: inbox)))
         }
         return targets
     }

@@ -83,6 +83,7 @@ extension PostgresStore {
         guard !results.isEmpty else { return }
         try transaction { [logger] connection in
             var delivered = 0, givenUp = 0
+            var hostsDown = HostsDown()
             for (delivery, settlement) in results {
                 let (id, attempts) = (delivery.id, delivery.attempts)
                 switch settlement {
@@ -90,6 +91,12 @@ extension PostgresStore {
                     try await connection.query("""
                         UPDATE activity_deliveries SET due_at = \(Milliseconds.of(at)) WHERE id = \(id) AND attempts = \(attempts)
                         """, logger: logger)
+                case .hostDown(let at, let now):
+                    let settled = try await connection.query("""
+                        UPDATE activity_deliveries SET due_at = \(Milliseconds.of(at)) WHERE id = \(id) AND attempts = \(attempts)
+                        RETURNING id
+                        """, logger: logger).collect().count
+                    if settled > 0 { hostsDown.add(delivery.host, retryAt: at, now: now) }
                 case .done, .givenUp:
                     let gone = try await connection.query("""
                         DELETE FROM activity_deliveries WHERE id = \(id) AND attempts = \(attempts) RETURNING id
@@ -97,6 +104,7 @@ extension PostgresStore {
                     if settlement == .done { delivered += gone } else { givenUp += gone }
                 }
             }
+            try await Self.holdBack(connection, hostsDown, logger: logger)
             for (name, count) in [("delivered", delivered), ("given_up", givenUp)] where count > 0 {
                 try await connection.query("""
                     INSERT INTO activity_delivery_totals (name, total) VALUES (\(name), \(count))

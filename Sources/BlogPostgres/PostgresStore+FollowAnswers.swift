@@ -30,7 +30,7 @@ extension PostgresStore {
         let activity = DeliveryKind.ownActivityID(userID: userID, kind: kind, about: about)
         try await connection.query("""
             INSERT INTO activity_deliveries (activity_id, user_id, post_id, inbox, host, body, due_at, created_at, kind)
-            VALUES (\(activity), \(userID), 0, \(inbox), \(ActorHost.authority(of: inbox)),
+            VALUES (\(activity), \(userID), 0, \(inbox), \(ActorHost.deliveryKey(of: inbox)),
                     \(body), \(milliseconds), \(milliseconds), \(kind.rawValue))
             ON CONFLICT (activity_id, inbox) DO NOTHING
             """, logger: logger)

@@ -155,7 +155,7 @@ extension SQLiteStore {
     static func deliveryTargets(_ db: Database, userID: Int64, after point: String? = nil,
                                 limit: Int? = nil) throws -> [DeliveryTarget] {
         try String.fetchAll(db, sql: deliveryTargetsQuery, arguments: [userID, point, limit.map { max(0, $0) } ?? -1])
-            .map { DeliveryTarget(inbox: $0, host: ActorHost.authority(of: $0)) }
+            .map { DeliveryTarget(inbox: $0, host: ActorHost.deliveryKey(of: $0)) }
     }
 
     public func removeFollowers(ofUserID userID: Int64, deliveryInbox inbox: String) throws(StorageError) -> Int {

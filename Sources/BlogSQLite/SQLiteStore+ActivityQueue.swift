@@ -87,17 +87,23 @@ extension SQLiteStore {
         try gate.pass { () throws(StorageError) in
             try write { db in
                 var delivered = 0, givenUp = 0
+                var hostsDown = HostsDown()
                 for (delivery, settlement) in results {
                     let claim: StatementArguments = [delivery.id, delivery.attempts]
                     switch settlement {
                     case .retry(let at):
                         try db.execute(sql: "UPDATE activity_deliveries SET due_at = ? WHERE id = ? AND attempts = ?",
                                        arguments: [Self.ms(at)] + claim)
+                    case .hostDown(let at, let now):
+                        try db.execute(sql: "UPDATE activity_deliveries SET due_at = ? WHERE id = ? AND attempts = ?",
+                                       arguments: [Self.ms(at)] + claim)
+                        if db.changesCount > 0 { hostsDown.add(delivery.host, retryAt: at, now: now) }
                     case .done, .givenUp:
                         try db.execute(sql: "DELETE FROM activity_deliveries WHERE id = ? AND attempts = ?", arguments: claim)
                         if settlement == .done { delivered += db.changesCount } else { givenUp += db.changesCount }
                     }
                 }
+                try Self.holdBack(db, hostsDown)
                 for (name, count) in [("delivered", delivered), ("given_up", givenUp)] where count > 0 {
                     try db.execute(sql: """
                         INSERT INTO activity_delivery_totals (name, total) VALUES (?1, ?2)

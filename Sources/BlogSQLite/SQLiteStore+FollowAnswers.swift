@@ -23,7 +23,7 @@ extension SQLiteStore {
         try db.cachedStatement(sql: """
             INSERT INTO activity_deliveries (activity_id, user_id, post_id, inbox, host, body, due_at, created_at, kind)
             VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?) ON CONFLICT (activity_id, inbox) DO NOTHING
-            """).execute(arguments: [activity, userID, inbox, ActorHost.authority(of: inbox),
+            """).execute(arguments: [activity, userID, inbox, ActorHost.deliveryKey(of: inbox),
                                      body, milliseconds, milliseconds, kind.rawValue])
     }
 

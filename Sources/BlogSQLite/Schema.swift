@@ -364,6 +364,9 @@ enum Schema {
         migrator.registerMigration("v24-fan-out-point") { db in
             try db.execute(sql: fanOutPoint)
         }
+        migrator.registerMigration("v25-delivery-hosts") { db in
+            try db.execute(sql: deliveryHosts)
+        }
         migrator.registerMigration("v26-follower-targets") { db in
             try db.execute(sql: followerTargets)
         }

@@ -49,7 +49,7 @@ struct SchemaTests {
 
             #expect(expected.map(\.name) == ["access_tokens", "access_tokens_by_expiry", "access_tokens_by_user",
                                              "activity_deliveries", "activity_deliveries_by_due",
-                                             "activity_deliveries_by_post", "activity_delivery_totals",
+                                             "activity_deliveries_by_host", "activity_deliveries_by_post", "activity_delivery_totals",
                                              "activity_queue", "actor_blocks", "actor_keys",
                                              "authorization_codes", "authorization_codes_by_expiry",
                                              "authorization_codes_by_user", "blog_settings", "deleted_posts", "deleted_posts_by_user", "followers", "followers_by_actor", "followers_by_target",
@@ -114,7 +114,7 @@ struct SchemaTests {
             defer { try? store.close() }
             let applied = try store.pool.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
             #expect(applied == ["v1", "v2-page-groups", "v3-login-state", "v4-index-edits-suspensions", "v5-covering-post-index", "v6-posts-version", "v7-places", "v8-placed-post-index", "v9-access-tokens", "v10-photos", "v11-trash", "v12-site-values", "v13-content-html", "v14-authorization-codes", "v15-blog-settings", "v16-webmention-outbox", "v17-tags", "v18-search", "v19-webmentions", "v20-activitypub", "v21-follow-answers", "v22-trashed-responses",
-                               "v23-block-notices", "v24-fan-out-point", "v26-follower-targets"])
+                               "v23-block-notices", "v24-fan-out-point", "v25-delivery-hosts", "v26-follower-targets"])
         }
     }
 

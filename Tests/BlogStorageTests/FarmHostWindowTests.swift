@@ -38,7 +38,7 @@ struct FarmHostWindowTests {
             #expect(farm.record(host: 0).accepted == 0 && farm.record(host: 0).received <= 2,
                     "the silent host sees its per-host limit of sends at once, never answered")
             let queued = try store.queuedDeliveries(limit: 1000)
-            #expect(queued.count == 300 && queued.allSatisfy { $0.host == farm.hosts[0].authority })
+            #expect(queued.count == 300 && queued.allSatisfy { $0.host == farm.hosts[0].address })
             #expect(queued.filter { $0.attempts > 0 }.count == 4, "the window holds four of the silent host's")
         }
     }

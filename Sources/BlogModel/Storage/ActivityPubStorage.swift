@@ -35,8 +35,9 @@ public protocol ActorKeyStorage: Sendable {
 }
 
 /// Where an actor's URLs point: the host (lower case, no port) that
-/// domain blocks match, and the authority (host and a port that is not the
-/// scheme's default) that deliveries are grouped by.
+/// domain blocks match, the authority (host and a port that is not the
+/// scheme's default), and the key deliveries are grouped by
+/// (`deliveryKey`, DeliveryHostKey.swift).
 public enum ActorHost {
     /// The host of `url`, lower case, without a trailing dot; "" when it has none.
     public static func host(of url: String) -> String {

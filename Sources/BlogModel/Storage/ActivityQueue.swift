@@ -64,9 +64,10 @@ public protocol ActivityQueue: Sendable {
                          perHost: Int) throws(StorageError) -> [OutgoingDelivery]
 
     /// A batch's results in one write: each delivery done (gone), due
-    /// again at a time, or given up (gone, and counted). A result for a
-    /// claim that is no longer the latest (its lease ran out and another
-    /// claimed it) changes nothing.
+    /// again at a time (with its host's due deliveries, when the host did
+    /// not answer), or given up (gone, and counted). A result for a claim
+    /// that is no longer the latest (its lease ran out and another claimed
+    /// it) changes nothing.
     func settleDeliveries(_ results: [(delivery: OutgoingDelivery, settlement: DeliverySettlement)]) throws(StorageError)
 
     /// The deliveries queued, in the order they would be claimed, at most
@@ -108,7 +109,10 @@ public struct OutgoingDelivery: Sendable, Equatable, Hashable {
     public var userID: Int64
     public var postID: Int64
     public var inbox: String
-    /// The inbox's authority (host, and port when named): per-host limits.
+    /// The inbox's delivery host key (`ActorHost.deliveryKey`: its
+    /// registrable domain, or its IP address): per-host limits. Rows
+    /// queued before the key was the registrable domain keep the
+    /// authority (host and port) they were made with.
     public var host: String
     /// The activity's JSON, as rendered at the fan-out: every try sends
     /// the same bytes.
@@ -145,6 +149,15 @@ public enum DeliverySettlement: Sendable, Equatable {
     case done
     /// Failed for now: due again at this time.
     case retry(at: Date)
+    /// Failed because its host did not answer (no answer in time, no
+    /// connection, 408, 429, 5xx): due again at `at`, and so is every
+    /// other delivery of its host (`OutgoingDelivery.host`, its delivery
+    /// host key) due by `now`, the settle's time. A host that does not
+    /// answer then leaves the front of the queue with all its due
+    /// deliveries, not one a try, and claims stop passing them by. Its
+    /// deliveries due after `now` (under another claim's lease, or
+    /// waiting out their own backoff) stay as they are.
+    case hostDown(retryAt: Date, now: Date)
     /// Failed for good (refused, or tried too long): gone, and counted.
     case givenUp
 }

@@ -41,8 +41,8 @@ public struct Follower: Sendable, Equatable {
     public var deliveryInbox: String { sharedInbox ?? inbox }
 }
 
-/// One inbox a blog's activities go to, and its authority (host and port)
-/// that deliveries are grouped by.
+/// One inbox a blog's activities go to, and its delivery host key
+/// (`ActorHost.deliveryKey`) that deliveries are grouped by.
 public struct DeliveryTarget: Sendable, Equatable, Hashable {
     public var inbox: String
     public var host: String

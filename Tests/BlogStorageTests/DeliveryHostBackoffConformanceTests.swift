@@ -1,0 +1,107 @@
+import BlogTestSupport
+import Foundation
+import Testing
+import BlogModel
+
+/// The per-host backoff, the same on every backend: a settle in which a
+/// host did not answer moves that host's due deliveries to the retry
+/// time, in the same write, and leaves other hosts' deliveries, those
+/// under a claim's lease and those waiting out their own backoff alone.
+@Suite("BlogStorage conformance: a host that did not answer is held back")
+struct DeliveryHostBackoffConformanceTests {
+    /// Alice's post fanned out to three inboxes on a.x.example, two on
+    /// b.x.example (one host: x.example) and three on c.example, in that
+    /// order (by inbox).
+    private func fannedOut(_ store: any BlogStorage) throws {
+        store.queueActivities(true)
+        let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
+        for (host, count) in [("a.x", 3), ("b.x", 2), ("c", 3)] {
+            for index in 0..<count {
+                let actor = "https://\(host).example/u\(index)"
+                _ = try store.addFollower(userID: alice.id, actorID: actor, inbox: actor + "/inbox", sharedInbox: nil,
+                                          followID: actor + "#follow", accepted: true, at: t0)
+            }
+        }
+        _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
+        let activity = try #require(try store.queuedActivities(limit: 9).first)
+        #expect(try store.fanOut(activity, body: "{}", at: t0) == 8)
+    }
+
+    private func queued(_ store: any BlogStorage) throws -> [String: OutgoingDelivery] {
+        Dictionary(uniqueKeysWithValues: try store.queuedDeliveries(limit: 100).map { ($0.inbox, $0) })
+    }
+
+    private func inbox(_ host: String, _ index: Int) -> String { "https://\(host).example/u\(index)/inbox" }
+
+    @Test(arguments: Backend.available) func subdomainsOfOneNameAreOneHostForTheCap(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            try fannedOut(store)
+            let all = try store.queuedDeliveries(limit: 100)
+            #expect(Set(all.filter { $0.inbox.contains(".x.example/") }.map(\.host)) == ["x.example"])
+            let claimed = try store.claimDeliveries(dueBy: t0, lease: 30, limit: 64, skippingHosts: [], perHost: 2)
+            #expect(claimed.map(\.host) == ["x.example", "x.example", "c.example", "c.example"],
+                    "a.x.example and b.x.example share one host's two")
+            let past = try store.claimDeliveries(dueBy: t0, lease: 30, limit: 64, skippingHosts: ["x.example"],
+                                                 perHost: 9)
+            #expect(past.map(\.inbox) == [inbox("c", 2)], "skipping x.example passes both subdomains by")
+        }
+    }
+
+    @Test(arguments: Backend.available) func aHostThatDidNotAnswerTakesItsDueDeliveriesWithIt(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            try fannedOut(store)
+            let claimed = try store.claimDeliveries(dueBy: t0, lease: 30, limit: 64, skippingHosts: [], perHost: 2)
+            let (x0, x1, c0) = (claimed[0], claimed[1], claimed[2])
+            #expect([x0.inbox, x1.inbox, c0.inbox] == [inbox("a.x", 0), inbox("a.x", 1), inbox("c", 0)])
+            // x0's host did not answer; x1 and c1 are still being sent (leased to t0 + 30).
+            let retry = t0 + 60, now = t0 + 5
+            try store.settleDeliveries([(x0, .hostDown(retryAt: retry, now: now)), (c0, .done)])
+
+            let after = try queued(store)
+            #expect(after.count == 7)
+            #expect(after[inbox("a.x", 0)]?.due == retry && after[inbox("a.x", 0)]?.attempts == 1)
+            for held in [inbox("a.x", 2), inbox("b.x", 0), inbox("b.x", 1)] {
+                #expect(after[held]?.due == retry && after[held]?.attempts == 0, "\(held): held back with its host")
+            }
+            #expect(after[inbox("a.x", 1)]?.due == t0 + 30, "under a claim's lease: left alone")
+            #expect(after[inbox("c", 1)]?.due == t0 + 30, "another host's claim: left alone")
+            #expect(after[inbox("c", 2)]?.due == t0, "another host's due delivery: left alone")
+
+            let next = try store.claimDeliveries(dueBy: t0 + 10, lease: 30, limit: 64, skippingHosts: [], perHost: 9)
+            #expect(next.map(\.inbox) == [inbox("c", 2)], "the front of the queue is the other host's")
+            #expect(try store.claimDeliveries(dueBy: retry, lease: 30, limit: 64, skippingHosts: [], perHost: 9)
+                .count == 7, "all due again by the retry (the leases ran out too)")
+        }
+    }
+
+    @Test(arguments: Backend.available) func aPlainRetryAStaleClaimAndAnOwnBackoffAreNotHeldBack(_ backend: Backend) throws {
+        try backend.withStore { (store: any BlogStorage) throws in
+            try fannedOut(store)
+            let first = try store.claimDeliveries(dueBy: t0, lease: 30, limit: 64, skippingHosts: [], perHost: 1)
+            let (x0, c0) = (first[0], first[1])
+            // A retry that says nothing of the host (a 401: it answered).
+            try store.settleDeliveries([(x0, .retry(at: t0 + 20))])
+            #expect(try queued(store)[inbox("a.x", 1)]?.due == t0, "a plain retry holds nothing back")
+
+            // A stale claim's report changes nothing, its host's rows neither.
+            var stale = c0
+            stale.attempts = 0
+            try store.settleDeliveries([(stale, .hostDown(retryAt: t0 + 60, now: t0 + 5))])
+            let unchanged = try queued(store)
+            #expect(unchanged[inbox("c", 0)]?.due == t0 + 30 && unchanged[inbox("c", 1)]?.due == t0)
+
+            // x0 waits out its own backoff (to t0 + 20) when x.example fails again.
+            let second = try store.claimDeliveries(dueBy: t0, lease: 30, limit: 64, skippingHosts: ["c.example"],
+                                                   perHost: 1)
+            #expect(second.map(\.inbox) == [inbox("a.x", 1)])
+            try store.settleDeliveries([(second[0], .hostDown(retryAt: t0 + 120, now: t0 + 5))])
+            let after = try queued(store)
+            #expect(after[inbox("a.x", 0)]?.due == t0 + 20, "its own backoff: left alone")
+            #expect(after[inbox("a.x", 1)]?.due == t0 + 120)
+            for held in [inbox("a.x", 2), inbox("b.x", 0), inbox("b.x", 1)] {
+                #expect(after[held]?.due == t0 + 120, "\(held): held back with its host")
+            }
+            #expect(after[inbox("c", 1)]?.due == t0 && after[inbox("c", 2)]?.due == t0)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import BlogCore
+import BlogModel
+import BlogTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The delivery worker against a name with a wildcard DNS record: 300
+/// followers' own inboxes on `u1.x.example` … `u300.x.example`, one server
+/// that refuses every connection, ahead of a good server's 20 in claim
+/// order. They are one host for the window and the claims, and the first
+/// tries that fail take all 300 off the queue's front until the retry.
+@Suite("ActivityPub delivery: wildcard subdomains are one host")
+struct DeliveryHostKeyWindowTests {
+    @Test func aRefusingNamesWildcardInboxesGetAFewTriesNotThreeHundred() async throws {
+        try await withTaskExecutorPreference(BlockingExecutor.shared) {
+            let (store, cleanUp) = try Backend.sqlite.open()
+            defer {
+                try? store.close()
+                cleanUp()
+            }
+            let clock = TestClock(t0)
+            // "https://a…" sorts before "https://good…": the wildcard name's come first.
+            let wildcard = (1...300).map { ("https://a\($0).x.example/u", "https://a\($0).x.example/u/inbox", String?.none) }
+            let good = (1...20).map { ("https://good.example/u\($0)", "https://good.example/u\($0)/inbox", String?.none) }
+            let alice = try ActivityDeliveryTests.alice(store, followers: wildcard + good)
+            let http = RefusingNameHTTP(refusing: "x.example")
+            let worker = ActivityDeliveryTests.worker(store, clock: clock, http: http)
+            #expect(worker.settings.heldPerHost == 4)
+            worker.start()
+            defer { worker.stop() }
+            _ = try store.addPost(userID: alice.id, title: "t", content: "to everyone", at: t0)
+            worker.wake()
+
+            #expect(waitUntil(timeout: 600) { worker.count(.delivered) == 20 })
+            let retry = t0 + worker.settings.retryDelay(afterAttempt: 1)
+            #expect(waitUntil(timeout: 600) {
+                let queued = (try? store.queuedDeliveries(limit: 1000)) ?? []
+                return queued.count == 300 && queued.allSatisfy { $0.due == retry }
+            }, "every one of the name's deliveries waits for the retry: tried or held back with the host")
+            let queued = try store.queuedDeliveries(limit: 1000)
+            #expect(queued.allSatisfy { $0.host == "x.example" })
+            let tried = queued.filter { $0.attempts > 0 }.count
+            #expect(tried == http.posts(to: "x.example") && tried >= 4 && tried <= 16,
+                    "a few tries of the name (the window's four, and a claim's more before the settle), not 300")
+            #expect(worker.count(.retry) == tried)
+            #expect(http.posts(to: "good.example") == 20)
+        }
+    }
+}
+
+/// An inbox client whose one name (delivery host key) refuses every
+/// connection and whose other names take every POST; counts POSTs by key.
+final class RefusingNameHTTP: OutgoingHTTP {
+    private let refusing: String
+    private let counts = Mutex<[String: Int]>([:])
+
+    init(refusing: String) { self.refusing = refusing }
+
+    func posts(to key: String) -> Int { counts.withLock { $0[key, default: 0] } }
+
+    func get(_ url: String, headers: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+        throw .refused("no GETs here")
+    }
+
+    func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+        throw .refused("no forms here")
+    }
+
+    func post(_ url: String, headers: [(String, String)], body: [UInt8],
+              maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
+        let key = ActorHost.deliveryKey(of: url)
+        counts.withLock { $0[key, default: 0] += 1 }
+        if key == refusing { throw .failed("connection refused") }
+        return HTTPAnswer(url: url, status: 202, headers: [:], body: [])
+    }
+}
