@@ -30,7 +30,7 @@ public final class ActivityDelivery: Sendable {
         /// Deliveries a fan-out writes in one transaction: a post to
         /// 10,000 inboxes holds the writer (and the posts waiting for it)
         /// for a chunk at a time, not for all of them.
-        public var fanOutChunk: Int = 100
+        public var fanOutChunk: Int = 40
         /// Sends at once to one host (its inboxes' authority).
         public var perHost: Int = 2
         /// Sends at once in all.
