@@ -96,7 +96,7 @@ extension PostgresStore {
                         UPDATE activity_deliveries SET due_at = \(Milliseconds.of(at)) WHERE id = \(id) AND attempts = \(attempts)
                         RETURNING id
                         """, logger: logger).collect().count
-                    if settled > 0 { hostsDown.add(delivery.host, retryAt: at, now: now) }
+                    if settled > 0 { hostsDown.add(delivery.host, inbox: delivery.inbox, retryAt: at, now: now) }
                 case .done, .givenUp:
                     let gone = try await connection.query("""
                         DELETE FROM activity_deliveries WHERE id = \(id) AND attempts = \(attempts) RETURNING id

@@ -97,7 +97,7 @@ extension SQLiteStore {
                     case .hostDown(let at, let now):
                         try db.execute(sql: "UPDATE activity_deliveries SET due_at = ? WHERE id = ? AND attempts = ?",
                                        arguments: [Self.ms(at)] + claim)
-                        if db.changesCount > 0 { hostsDown.add(delivery.host, retryAt: at, now: now) }
+                        if db.changesCount > 0 { hostsDown.add(delivery.host, inbox: delivery.inbox, retryAt: at, now: now) }
                     case .done, .givenUp:
                         try db.execute(sql: "DELETE FROM activity_deliveries WHERE id = ? AND attempts = ?", arguments: claim)
                         if settlement == .done { delivered += db.changesCount } else { givenUp += db.changesCount }

@@ -2,22 +2,28 @@ import BlogModel
 import Foundation
 import GRDB
 
-/// The per-host backoff of the delivery queue: a settle in which a host
-/// did not answer moves that host's due deliveries to the retry time, so
-/// that they leave the front of the queue (a claim then neither sends to
-/// the host again at once nor steps over its rows), in the settle's write.
+/// The per-server backoff of the delivery queue: a settle in which a
+/// server did not answer moves that server's due deliveries to the retry
+/// time, so that they leave the front of the queue (a claim then neither
+/// sends to the server again at once nor steps over its rows), in the
+/// settle's write.
 extension SQLiteStore {
-    /// Holds back each host's deliveries due by the settle's time (by the
-    /// index on host and due time). Those due later are under a claim's
-    /// lease or waiting out their own backoff: left as they are.
-    static func holdBack(_ db: Database, _ hosts: HostsDown) throws {
-        for (host, hold) in hosts.sorted {
-            try db.cachedStatement(sql: holdBackHost).execute(arguments: [ms(hold.until), host, ms(hold.dueBy)])
+    /// Holds back each server's deliveries due by the settle's time (by
+    /// the index on host key and due time, then the inbox's origin), at
+    /// most `HostsDown.rowsPerHold` each. Those due later are under a
+    /// claim's lease or waiting out their own backoff: left as they are.
+    static func holdBack(_ db: Database, _ servers: HostsDown) throws {
+        for (server, hold) in servers.sorted {
+            try db.cachedStatement(sql: holdBackHost).execute(arguments: [
+                ms(hold.until), server.host, ms(hold.dueBy), server.origin, server.origin + "/", HostsDown.rowsPerHold,
+            ])
         }
     }
 
-    /// One host's due rows (host, then due by) to a time.
+    /// One server's due rows (host key, due by, then origin) to a time.
     static let holdBackHost = """
-        UPDATE activity_deliveries SET due_at = ?1 WHERE host = ?2 AND due_at <= ?3 AND due_at < ?1
+        UPDATE activity_deliveries SET due_at = ?1 WHERE id IN (
+            SELECT id FROM activity_deliveries WHERE host = ?2 AND due_at <= ?3 AND due_at < ?1
+            AND (inbox = ?4 OR substr(inbox, 1, length(?5)) = ?5) LIMIT ?6)
         """
 }

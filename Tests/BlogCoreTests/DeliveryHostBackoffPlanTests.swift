@@ -42,7 +42,7 @@ struct DeliveryHostBackoffPlanTests {
     }
 
     @Test func holdingAHostBackReadsItsRowsByHost() throws {
-        let detail = try plan(SQLiteStore.holdBackHost, [60, "a.example", 5])
+        let detail = try plan(SQLiteStore.holdBackHost, [60, "a.example", 5, "https://a.example", "https://a.example/", 200])
         #expect(detail.contains("USING INDEX activity_deliveries_by_host"), "\(detail)")
     }
 }
