@@ -50,7 +50,7 @@ public final class ActivityDelivery: Sendable {
         /// How long a claim hides a delivery from other claims: well past
         /// the time a claim is held (at worst a host's claims in the
         /// window, `perHost` at a time, each until the time limit).
-        public var lease: Double = 1800
+        public var lease: Double = DeliveryClaim.lease
         /// Bytes of an inbox's answer read (only its status counts).
         public var answerBytes: Int = 16 << 10
         /// Seconds between looks when nothing woke the worker (retries

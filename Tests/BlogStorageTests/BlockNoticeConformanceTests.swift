@@ -82,6 +82,20 @@ struct BlockNoticeConformanceTests {
             #expect(try own(store) == ["unblock \(Self.bob)/inbox undo 2"])
             #expect(try store.queuedDeliveries(limit: 100).first { $0.kind == .unblock }?.due == later,
                     "no Block on its way: the Undo is due at once")
+
+            // Blocked again; the Block tried and failed, due again in 6 hours:
+            // off the queue, it is never sent, so the Undo waits no longer
+            // than a claim's lease could have run.
+            let third = later.addingTimeInterval(1)
+            _ = try store.addFollower(userID: alice.id, actorID: Self.bob, inbox: Self.bob + "/inbox", sharedInbox: nil,
+                                      followID: "f3", accepted: true, at: third)
+            _ = try store.block(userID: alice.id, .actor(Self.bob), at: third, reject: { _ in "reject" },
+                                notice: { _ in "block 3" })
+            let tried = try store.claimDeliveries(dueBy: third, lease: 60, limit: 10).filter { $0.kind == .block }
+            try store.settleDeliveries(tried.map { (delivery: $0, settlement: DeliverySettlement.retry(at: third + 6 * 3600)) })
+            #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: third, undo: { _ in "undo 3" }))
+            #expect(try store.queuedDeliveries(limit: 100).last { $0.kind == .unblock }?.due
+                    == third.addingTimeInterval(DeliveryClaim.lease))
         }
     }
 

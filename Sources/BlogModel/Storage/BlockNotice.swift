@@ -7,11 +7,14 @@ public enum BlockNotice {
     /// sent at that moment) or waiting to be tried again; then no earlier
     /// than that, so the Undo can never reach the remote before a Block
     /// that is on its way (a remote ignores an Undo of what it has not
-    /// got, then applies the Block for good). nil: at once.
+    /// got, then applies the Block for good). A lease ends at most
+    /// `DeliveryClaim.lease` from now; a due time past that is a retry's,
+    /// of a Block that is now off the queue and never sent again: the Undo
+    /// waits no longer than a lease. nil: at once.
     ///
     ///     BlockNotice.undoDue(blockDue: 1_060_000, at: 1_000_000) // 1_060_000
     public static func undoDue(blockDue: Int64?, at now: Int64) -> Int64? {
         guard let blockDue, blockDue > now else { return nil }
-        return blockDue
+        return min(blockDue, now + Int64(DeliveryClaim.lease * 1000))
     }
 }
