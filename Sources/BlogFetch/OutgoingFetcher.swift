@@ -183,7 +183,10 @@ public final class OutgoingFetcher: Sendable {
         do {
             let response = try await send(target, method: method, headers: headers, body: body, with: client,
                                           deadline: deadline)
-            try await Self.close(client)
+            // The answer is in hand: a shutdown that reports an error (its
+            // connection already gone) does not undo it. Thrown, it made a
+            // delivery that had arrived a retry, sent twice.
+            try? await Self.close(client)
             return response
         } catch {
             try? await Self.close(client)
