@@ -63,8 +63,8 @@ final class FarmHandler: ChannelInboundHandler, @unchecked Sendable {
         }
         request = nil
         if tooLarge {
-            FarmState.respond(channel, status: 413)
             state.answered(host: host, id: id, status: 413)
+            FarmState.respond(channel, status: 413)
             return
         }
         let seen = FarmRequest(method: head.method.rawValue, path: head.uri,
@@ -75,12 +75,14 @@ final class FarmHandler: ChannelInboundHandler, @unchecked Sendable {
         switch state.arrived(host: host, id: id, channel: channel, request: seen) {
         case .answer(let status, let after) where after > 0:
             eventLoop.scheduleTask(in: .nanoseconds(Int64(after * 1e9))) {
-                FarmState.respond(channel, status: status)
                 state.answered(host: host, id: id, status: status)
+                FarmState.respond(channel, status: status)
             }
         case .answer(let status, _):
-            FarmState.respond(channel, status: status)
+            // Counted before it is sent: a client that has the answer
+            // finds it in the totals.
             state.answered(host: host, id: id, status: status)
+            FarmState.respond(channel, status: status)
         case .hold, .silence:
             break
         }

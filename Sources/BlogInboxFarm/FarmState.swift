@@ -169,8 +169,8 @@ final class FarmState: @unchecked Sendable {
     func release(host: Int) {
         let waiting = locked { held.removeValue(forKey: host) ?? [] }
         for (id, channel) in waiting {
-            FarmState.respond(channel, status: 202)
             answered(host: host, id: id, status: 202)
+            FarmState.respond(channel, status: 202)
         }
     }
 
