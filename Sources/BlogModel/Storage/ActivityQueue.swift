@@ -64,8 +64,8 @@ public protocol ActivityQueue: Sendable {
                          perHost: Int) throws(StorageError) -> [OutgoingDelivery]
 
     /// A batch's results in one write: each delivery done (gone), due
-    /// again at a time (with its host's due deliveries, when the host did
-    /// not answer), or given up (gone, and counted). A result for a claim
+    /// again at a time (with its server's due deliveries, when the server
+    /// did not answer), or given up (gone, and counted). A result for a claim
     /// that is no longer the latest (its lease ran out and another claimed
     /// it) changes nothing.
     func settleDeliveries(_ results: [(delivery: OutgoingDelivery, settlement: DeliverySettlement)]) throws(StorageError)
@@ -149,14 +149,15 @@ public enum DeliverySettlement: Sendable, Equatable {
     case done
     /// Failed for now: due again at this time.
     case retry(at: Date)
-    /// Failed because its host did not answer (no answer in time, no
-    /// connection, 408, 429, 5xx): due again at `at`, and so is every
-    /// other delivery of its host (`OutgoingDelivery.host`, its delivery
-    /// host key) due by `now`, the settle's time. A host that does not
-    /// answer then leaves the front of the queue with all its due
-    /// deliveries, not one a try, and claims stop passing them by. Its
-    /// deliveries due after `now` (under another claim's lease, or
-    /// waiting out their own backoff) stay as they are.
+    /// Failed because its server did not answer (no answer in time, no
+    /// connection, 408, 429, 5xx): due again at `at`, and so are the
+    /// other deliveries to its server (its host key, then its inbox's
+    /// origin: `HostsDown`) due by `now`, the settle's time, at most
+    /// `HostsDown.rowsPerHold` of them. A server that does not answer
+    /// then leaves the front of the queue with its due deliveries, not
+    /// one a try, and claims stop passing them by. Its deliveries due
+    /// after `now` (under another claim's lease, or waiting out their own
+    /// backoff) stay as they are.
     case hostDown(retryAt: Date, now: Date)
     /// Failed for good (refused, or tried too long): gone, and counted.
     case givenUp
