@@ -122,7 +122,7 @@ final class FarmState: @unchecked Sendable {
         }
         if let check = checkIt {
             // Outside the lock: an RSA check takes tens of microseconds.
-            let problem = check.problem(with: request, now: Date())
+            let problem = check.problem(with: request)
             locked {
                 if let problem {
                     sums.badSignatures += 1

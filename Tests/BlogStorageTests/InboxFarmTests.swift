@@ -46,12 +46,13 @@ import Testing
     @Test func signaturesAreCheckedByKeyID() async throws {
         let pair = try ActorKeyPair.generate(), other = try ActorKeyPair.generate()
         let keyID = "http://blog.test/ap/alice#main-key"
-        // The farm's clock stands at the signing time: on a starved machine
-        // the posts may go minutes later, past the Date window, and that
-        // window is not what this test is about.
-        let signedAt = Date()
-        let farm = try InboxFarm(hosts: 1, check: try FarmSignatureCheck(keys: [keyID: pair.publicKeyPEM]),
-                                 now: { signedAt })
+        // The check's clock stands at the signing time: on a starved
+        // machine the posts may go minutes later, past the Date window,
+        // and that window is not what this test is about. Signed an hour
+        // ago, so that the check must use that clock, not the wall's.
+        let signedAt = Date().addingTimeInterval(-3600)
+        let farm = try InboxFarm(hosts: 1, check: try FarmSignatureCheck(keys: [keyID: pair.publicKeyPEM],
+                                                                         now: { signedAt }))
         defer { farm.stop() }
         let url = farm.hosts[0].sharedInbox
         let body = Array(#"{"type":"Create"}"#.utf8)
