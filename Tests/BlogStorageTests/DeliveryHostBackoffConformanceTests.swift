@@ -14,18 +14,7 @@ struct DeliveryHostBackoffConformanceTests {
     /// b.x.example (one host: x.example) and three on c.example, in that
     /// order (by inbox).
     private func fannedOut(_ store: any BlogStorage) throws {
-        store.queueActivities(true)
-        let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
-        for (host, count) in [("a.x", 3), ("b.x", 2), ("c", 3)] {
-            for index in 0..<count {
-                let actor = "https://\(host).example/u\(index)"
-                _ = try store.addFollower(userID: alice.id, actorID: actor, inbox: actor + "/inbox", sharedInbox: nil,
-                                          followID: actor + "#follow", accepted: true, at: t0)
-            }
-        }
-        _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
-        let activity = try #require(try store.queuedActivities(limit: 9).first)
-        #expect(try store.fanOut(activity, body: "{}", at: t0) == 8)
+        try fanOutAlicesPost(store, inboxes: [("a.x", 3), ("b.x", 2), ("c", 3)])
     }
 
     private func queued(_ store: any BlogStorage) throws -> [String: OutgoingDelivery] {
@@ -113,17 +102,8 @@ struct DeliveryHostBackoffConformanceTests {
     /// the writer for a few milliseconds; the next failure takes the next.
     @Test(arguments: Backend.available) func aHoldMovesABoundedNumberOfRows(_ backend: Backend) throws {
         try backend.withStore { (store: any BlogStorage) throws in
-            store.queueActivities(true)
-            let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
             let count = HostsDown.rowsPerHold + 3
-            for index in 0..<count {
-                let actor = "https://many.example/u\(index)"
-                _ = try store.addFollower(userID: alice.id, actorID: actor, inbox: actor + "/inbox", sharedInbox: nil,
-                                          followID: actor + "#follow", accepted: true, at: t0)
-            }
-            _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
-            let activity = try #require(try store.queuedActivities(limit: 9).first)
-            #expect(try store.fanOut(activity, body: "{}", at: t0) == count)
+            try fanOutAlicesPost(store, inboxes: [("many", count)])
             let first = try #require(try store.claimDeliveries(dueBy: t0, lease: 30, limit: 1).first)
             let retry = t0 + 60
             try store.settleDeliveries([(first, .hostDown(retryAt: retry, now: t0 + 5))])

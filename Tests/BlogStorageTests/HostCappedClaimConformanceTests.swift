@@ -11,18 +11,7 @@ struct HostCappedClaimConformanceTests {
     /// Alice's post fanned out to five inboxes on a.example, three on
     /// b.example and one on c.example (in that order: by inbox).
     private func fannedOut(_ store: any BlogStorage) throws {
-        store.queueActivities(true)
-        let alice = try store.createUser(name: "alice", passwordHash: "h", at: t0)
-        for (host, count) in [("a", 5), ("b", 3), ("c", 1)] {
-            for index in 0..<count {
-                let actor = "https://\(host).example/u\(index)"
-                _ = try store.addFollower(userID: alice.id, actorID: actor, inbox: actor + "/inbox", sharedInbox: nil,
-                                          followID: actor + "#follow", accepted: true, at: t0)
-            }
-        }
-        _ = try store.addPost(userID: alice.id, title: "t", content: "c", at: t0)
-        let activity = try #require(try store.queuedActivities(limit: 9).first)
-        #expect(try store.fanOut(activity, body: "{}", at: t0) == 9)
+        try fanOutAlicesPost(store, inboxes: [("a", 5), ("b", 3), ("c", 1)])
     }
 
     private func hosts(_ claimed: [OutgoingDelivery]) -> [String] { claimed.map(\.host) }
