@@ -12,7 +12,7 @@ import Testing
 @Suite
 struct ClientInfoReadingTests {
     /// Answers every GET with `answer(url)`, counting them.
-    final class ScriptedHTTP: OutgoingHTTP {
+    final class ScriptedHTTP: StubHTTP {
         let answer: @Sendable (String) -> Result<HTTPAnswer, OutgoingHTTPError>
         private let asked = Mutex<[String]>([])
         init(_ answer: @escaping @Sendable (String) -> Result<HTTPAnswer, OutgoingHTTPError>) { self.answer = answer }
@@ -21,10 +21,6 @@ struct ClientInfoReadingTests {
         func get(_ url: String, headers: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
             asked.withLock { $0.append(url) }
             return try answer(url).get()
-        }
-
-        func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
-            throw .refused("not here")
         }
     }
 

@@ -8,7 +8,7 @@ import Testing
 
 /// An `OutgoingHTTP` that holds every GET at a gate the test opens: the
 /// key fetches under way stay under way while the test looks.
-final class GatedHTTP: OutgoingHTTP {
+final class GatedHTTP: StubHTTP {
     private struct State {
         var open = true
         var held: [CheckedContinuation<Void, Never>] = []
@@ -65,10 +65,6 @@ final class GatedHTTP: OutgoingHTTP {
             if pass { continuation.resume() }
         }
         return try await base.get(url, headers: headers, maxBytes: maxBytes)
-    }
-
-    func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
-        throw .refused("no forms here")
     }
 }
 

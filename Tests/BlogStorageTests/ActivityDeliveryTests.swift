@@ -414,7 +414,7 @@ struct RoutedHTTP: OutgoingHTTP {
 /// An inbox client that holds every POST until `opensAt` are under way
 /// at once (then lets all through, for good), and notes the most under
 /// way in all and to one host.
-final class HeldHTTP: OutgoingHTTP {
+final class HeldHTTP: StubHTTP {
     private struct State {
         var open = false
         var inFlight: [String: Int] = [:]
@@ -428,14 +428,6 @@ final class HeldHTTP: OutgoingHTTP {
     init(opensAt: Int) { self.opensAt = opensAt }
 
     var seen: (total: Int, perHost: Int) { state.withLock { $0.most } }
-
-    func get(_ url: String, headers: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
-        throw .refused("no GETs here")
-    }
-
-    func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
-        throw .refused("no forms here")
-    }
 
     func post(_ url: String, headers: [(String, String)], body: [UInt8],
               maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {

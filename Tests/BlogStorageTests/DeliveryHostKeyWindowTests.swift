@@ -51,21 +51,13 @@ struct DeliveryHostKeyWindowTests {
 
 /// An inbox client whose one name (delivery host key) refuses every
 /// connection and whose other names take every POST; counts POSTs by key.
-final class RefusingNameHTTP: OutgoingHTTP {
+final class RefusingNameHTTP: StubHTTP {
     private let refusing: String
     private let counts = Mutex<[String: Int]>([:])
 
     init(refusing: String) { self.refusing = refusing }
 
     func posts(to key: String) -> Int { counts.withLock { $0[key, default: 0] } }
-
-    func get(_ url: String, headers: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
-        throw .refused("no GETs here")
-    }
-
-    func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
-        throw .refused("no forms here")
-    }
 
     func post(_ url: String, headers: [(String, String)], body: [UInt8],
               maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {

@@ -25,7 +25,7 @@ import BlogApp
     static let actor = "http://social.test/users/bob"
 
     /// Answers every GET with `document`, and keeps the requests.
-    final class Network: OutgoingHTTP {
+    final class Network: StubHTTP {
         let gets = Mutex<[(url: String, headers: [(String, String)])]>([])
         let document: [UInt8]
 
@@ -38,10 +38,6 @@ import BlogApp
         func get(_ url: String, headers: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
             gets.withLock { $0.append((url, headers)) }
             return HTTPAnswer(url: url, status: 200, headers: ["content-type": "application/activity+json"], body: document)
-        }
-
-        func postForm(_ url: String, fields: [(String, String)], maxBytes: Int) async throws(OutgoingHTTPError) -> HTTPAnswer {
-            throw .refused("no forms here")
         }
     }
 
