@@ -104,8 +104,9 @@ extension PostgresStore {
                     if settlement == .done { delivered += gone } else { givenUp += gone }
                 }
             }
-            try await Self.holdBack(connection, hostsDown, logger: logger)
-            for (name, count) in [("delivered", delivered), ("given_up", givenUp)] where count > 0 {
+            let heldBack = try await Self.holdBack(connection, hostsDown, logger: logger)
+            for (name, count) in [("delivered", delivered), ("given_up", givenUp), ("held_back", heldBack)]
+            where count > 0 {
                 try await connection.query("""
                     INSERT INTO activity_delivery_totals (name, total) VALUES (\(name), \(count))
                     ON CONFLICT (name) DO UPDATE SET total = activity_delivery_totals.total + excluded.total
@@ -124,13 +125,14 @@ extension PostgresStore {
         let found = try rows("""
             SELECT (SELECT COUNT(*) FROM activity_queue), (SELECT COUNT(*) FROM activity_deliveries),
                    coalesce((SELECT total FROM activity_delivery_totals WHERE name = 'delivered'), 0),
-                   coalesce((SELECT total FROM activity_delivery_totals WHERE name = 'given_up'), 0)
-            """) { try $0.decode((Int64, Int64, Int64, Int64).self) }
-        guard let (activities, deliveries, delivered, givenUp) = found.first else {
+                   coalesce((SELECT total FROM activity_delivery_totals WHERE name = 'given_up'), 0),
+                   coalesce((SELECT total FROM activity_delivery_totals WHERE name = 'held_back'), 0)
+            """) { try $0.decode((Int64, Int64, Int64, Int64, Int64).self) }
+        guard let (activities, deliveries, delivered, givenUp, heldBack) = found.first else {
             return DeliveryCounts(queuedActivities: 0, queuedDeliveries: 0, delivered: 0, givenUp: 0)
         }
         return DeliveryCounts(queuedActivities: Int(activities), queuedDeliveries: Int(deliveries),
-                              delivered: Int(delivered), givenUp: Int(givenUp))
+                              delivered: Int(delivered), givenUp: Int(givenUp), heldBack: Int(heldBack))
     }
 
     static let deliveryColumns =

@@ -15,16 +15,20 @@ extension PostgresStore {
     /// claim's lease or waiting out their own backoff: left as they are.
     /// Rows another instance holds locked (its claim or settle under way)
     /// are passed by, not waited for: two settles never wait on each other.
-    static func holdBack(_ connection: PostgresConnection, _ servers: HostsDown, logger: Logger) async throws {
+    /// Returns how many rows it moved.
+    static func holdBack(_ connection: PostgresConnection, _ servers: HostsDown, logger: Logger) async throws -> Int {
+        var moved = 0
         for (server, hold) in servers.sorted {
             let until = Milliseconds.of(hold.until), dueBy = Milliseconds.of(hold.dueBy)
             let origin = server.origin, path = server.origin + "/", rows = HostsDown.rowsPerHold
-            try await connection.query("""
+            moved += try await connection.query("""
                 UPDATE activity_deliveries SET due_at = \(until)
                 WHERE id IN (SELECT id FROM activity_deliveries WHERE host = \(server.host) AND due_at <= \(dueBy)
                              AND due_at < \(until) AND (inbox = \(origin) OR left(inbox, length(\(path))) = \(path))
                              LIMIT \(rows) FOR UPDATE SKIP LOCKED)
-                """, logger: logger)
+                RETURNING id
+                """, logger: logger).collect().count
         }
+        return moved
     }
 }

@@ -103,8 +103,9 @@ extension SQLiteStore {
                         if settlement == .done { delivered += db.changesCount } else { givenUp += db.changesCount }
                     }
                 }
-                try Self.holdBack(db, hostsDown)
-                for (name, count) in [("delivered", delivered), ("given_up", givenUp)] where count > 0 {
+                let heldBack = try Self.holdBack(db, hostsDown)
+                for (name, count) in [("delivered", delivered), ("given_up", givenUp), ("held_back", heldBack)]
+                where count > 0 {
                     try db.execute(sql: """
                         INSERT INTO activity_delivery_totals (name, total) VALUES (?1, ?2)
                         ON CONFLICT (name) DO UPDATE SET total = total + ?2
@@ -127,10 +128,12 @@ extension SQLiteStore {
             let row = try Row.fetchOne(db, sql: """
                 SELECT (SELECT COUNT(*) FROM activity_queue), (SELECT COUNT(*) FROM activity_deliveries),
                        coalesce((SELECT total FROM activity_delivery_totals WHERE name = 'delivered'), 0),
-                       coalesce((SELECT total FROM activity_delivery_totals WHERE name = 'given_up'), 0)
+                       coalesce((SELECT total FROM activity_delivery_totals WHERE name = 'given_up'), 0),
+                       coalesce((SELECT total FROM activity_delivery_totals WHERE name = 'held_back'), 0)
                 """)
             guard let row else { return DeliveryCounts(queuedActivities: 0, queuedDeliveries: 0, delivered: 0, givenUp: 0) }
-            return DeliveryCounts(queuedActivities: row[0], queuedDeliveries: row[1], delivered: row[2], givenUp: row[3])
+            return DeliveryCounts(queuedActivities: row[0], queuedDeliveries: row[1], delivered: row[2], givenUp: row[3],
+                                  heldBack: row[4])
         }
     }
 

@@ -12,12 +12,16 @@ extension SQLiteStore {
     /// the index on host key and due time, then the inbox's origin), at
     /// most `HostsDown.rowsPerHold` each. Those due later are under a
     /// claim's lease or waiting out their own backoff: left as they are.
-    static func holdBack(_ db: Database, _ servers: HostsDown) throws {
+    /// Returns how many rows it moved.
+    static func holdBack(_ db: Database, _ servers: HostsDown) throws -> Int {
+        var moved = 0
         for (server, hold) in servers.sorted {
             try db.cachedStatement(sql: holdBackHost).execute(arguments: [
                 ms(hold.until), server.host, ms(hold.dueBy), server.origin, server.origin + "/", HostsDown.rowsPerHold,
             ])
+            moved += db.changesCount
         }
+        return moved
     }
 
     /// One server's due rows (host key, due by, then origin) to a time.

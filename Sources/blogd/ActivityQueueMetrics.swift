@@ -7,6 +7,7 @@ import BlogModel
 enum ActivityQueueMetrics {
     static let activities = "blogd_activity_queue_activities"
     static let deliveries = "blogd_activity_queue_deliveries"
+    static let heldBack = "blogd_activity_queue_held_back_total"
 
     /// Prometheus text for the queue now; empty when the store cannot say
     /// (the rest of /metrics is still worth having).
@@ -23,6 +24,9 @@ enum ActivityQueueMetrics {
         # HELP \(deliveries) Deliveries to inboxes waiting: due, being sent, or backing off after a failure.
         # TYPE \(deliveries) gauge
         \(deliveries) \(counts.queuedDeliveries)
+        # HELP \(heldBack) Deliveries moved to a later time because a try to their server failed (the database's count, since it was made).
+        # TYPE \(heldBack) counter
+        \(heldBack) \(counts.heldBack)
 
         """
     }

@@ -58,6 +58,7 @@ struct DeliveryHostBackoffConformanceTests {
             #expect(after[inbox("a.x", 1)]?.due == t0 + 30, "under a claim's lease: left alone")
             #expect(after[inbox("c", 1)]?.due == t0 + 30, "another host's claim: left alone")
             #expect(after[inbox("c", 2)]?.due == t0, "another host's due delivery: left alone")
+            #expect(try store.deliveryCounts().heldBack == 1, "a.x2 held back (x0 is its own retry)")
 
             let next = try store.claimDeliveries(dueBy: t0 + 10, lease: 30, limit: 64, skippingHosts: [], perHost: 9)
             #expect(next.map(\.inbox) == [inbox("b.x", 0), inbox("b.x", 1), inbox("c", 2)],
@@ -82,6 +83,7 @@ struct DeliveryHostBackoffConformanceTests {
             try store.settleDeliveries([(stale, .hostDown(retryAt: t0 + 60, now: t0 + 5))])
             let unchanged = try queued(store)
             #expect(unchanged[inbox("c", 0)]?.due == t0 + 30 && unchanged[inbox("c", 1)]?.due == t0)
+            #expect(try store.deliveryCounts().heldBack == 0, "neither a plain retry nor a stale claim holds back")
 
             // x0 waits out its own backoff (to t0 + 20) when x.example fails again.
             let second = try store.claimDeliveries(dueBy: t0, lease: 30, limit: 64, skippingHosts: ["c.example"],
@@ -94,6 +96,7 @@ struct DeliveryHostBackoffConformanceTests {
             #expect(after[inbox("a.x", 2)]?.due == t0 + 120, "held back with its server")
             #expect(after[inbox("b.x", 0)]?.due == t0 && after[inbox("b.x", 1)]?.due == t0, "another server: left alone")
             #expect(after[inbox("c", 1)]?.due == t0 && after[inbox("c", 2)]?.due == t0)
+            #expect(try store.deliveryCounts().heldBack == 1)
         }
     }
 
@@ -109,6 +112,7 @@ struct DeliveryHostBackoffConformanceTests {
             try store.settleDeliveries([(first, .hostDown(retryAt: retry, now: t0 + 5))])
             let held = try store.queuedDeliveries(limit: 1000).filter { $0.due == retry && $0.attempts == 0 }
             #expect(held.count == HostsDown.rowsPerHold)
+            #expect(try store.deliveryCounts().heldBack == HostsDown.rowsPerHold)
             #expect(try store.claimDeliveries(dueBy: t0 + 10, lease: 30, limit: 64).count == count - 1 - HostsDown.rowsPerHold)
         }
     }

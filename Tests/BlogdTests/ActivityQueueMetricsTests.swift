@@ -32,6 +32,8 @@ struct ActivityQueueMetricsTests {
         let body = try httpRequest(port: metrics, path: "/metrics").body
         #expect(body.contains("# TYPE blogd_activity_queue_deliveries gauge"))
         #expect(body.contains("# HELP blogd_activity_queue_deliveries Deliveries to inboxes waiting"))
+        #expect(first.value("blogd_activity_queue_held_back_total") == 0)
+        #expect(body.contains("# TYPE blogd_activity_queue_held_back_total counter"))
 
         #expect(try exchange("register:alice:pw[E];", port: port) == "reg:OK[E];")
         #expect(try exchange("login:alice:pw[E];", port: port) == "log:OK[E];")

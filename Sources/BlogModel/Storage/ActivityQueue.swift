@@ -65,7 +65,8 @@ public protocol ActivityQueue: Sendable {
 
     /// A batch's results in one write: each delivery done (gone), due
     /// again at a time (with its server's due deliveries, when the server
-    /// did not answer), or given up (gone, and counted). A result for a claim
+    /// did not answer: counted as held back), or given up (gone, and
+    /// counted). A result for a claim
     /// that is no longer the latest (its lease ran out and another claimed
     /// it) changes nothing.
     func settleDeliveries(_ results: [(delivery: OutgoingDelivery, settlement: DeliverySettlement)]) throws(StorageError)
@@ -173,12 +174,18 @@ public struct DeliveryCounts: Sendable, Equatable {
     public var delivered: Int
     /// Deliveries given up since the database was made.
     public var givenUp: Int
+    /// Deliveries moved to a later time since the database was made,
+    /// not for their own failure but because a try to their server failed
+    /// (`DeliverySettlement.hostDown`): how much a server that does not
+    /// answer holds back.
+    public var heldBack: Int
 
-    public init(queuedActivities: Int, queuedDeliveries: Int, delivered: Int, givenUp: Int) {
+    public init(queuedActivities: Int, queuedDeliveries: Int, delivered: Int, givenUp: Int, heldBack: Int = 0) {
         self.queuedActivities = queuedActivities
         self.queuedDeliveries = queuedDeliveries
         self.delivered = delivered
         self.givenUp = givenUp
+        self.heldBack = heldBack
     }
 }
 
