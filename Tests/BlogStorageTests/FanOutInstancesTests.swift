@@ -29,17 +29,9 @@ struct FanOutInstancesTests {
         let url = try PostgresCluster.shared().makeDatabase()
         let first = try Self.open(url), second = try Self.open(url), sender = try Self.open(url)
         defer { [first, second, sender].forEach { try? $0.close() } }
-        first.queueActivities(true)
         let followers = 1_000, rows = 50
-        let alice = try first.createUser(name: "alice", passwordHash: "h", at: t0)
-        for index in 0..<followers {
-            let actor = "https://h\(index % 37).example/u\(index)"
-            _ = try first.addFollower(userID: alice.id, actorID: actor, inbox: actor + "/inbox", sharedInbox: nil,
-                                      followID: actor + "#follow", accepted: true, at: t0)
-        }
-        _ = try first.addPost(userID: alice.id, title: "t", content: "c", at: t0)
         // Both instances read the activity before either starts.
-        let activity = try #require(try first.queuedActivities(limit: 9).first)
+        let activity = try alicesPost(first, followers: (0..<followers).map { "https://h\($0 % 37).example/u\($0)" })
         #expect(try second.queuedActivities(limit: 9) == [activity])
 
         // Each round both instances start a step together (a rendezvous
@@ -111,7 +103,7 @@ struct FanOutInstancesTests {
         #expect(steps.map(\.full).reduce(0, +) == followers / rows, "chunks of 50, none made twice")
         let inboxes = delivered.withLock { $0 }
         #expect(inboxes.count == followers, "sent once each")
-        #expect(Set(inboxes) == Set(try first.deliveryTargets(ofUserID: alice.id).map(\.inbox)))
+        #expect(Set(inboxes) == Set(try first.deliveryTargets(ofUserID: activity.userID).map(\.inbox)))
         #expect(try second.deliveryCounts() == DeliveryCounts(queuedActivities: 0, queuedDeliveries: 0,
                                                               delivered: followers, givenUp: 0))
     }

@@ -5,10 +5,11 @@ import Glibc
 
 /// The key deliveries are grouped by for their per-host limits (sends at
 /// once, the window's share; the backoff is per server, `HostsDown`):
-/// who runs the server, as well as a name shows it. A wildcard DNS name makes any number of
-/// host names for one server (`u1.evil.example`, `u2.evil.example`, …)
-/// and a port may be written or not (`evil.example:443`); keyed by the
-/// exact authority, each would get limits of its own.
+/// who runs the server, as well as a name shows it. A wildcard DNS name
+/// makes any number of host names for one server (`u1.evil.example`,
+/// `u2.evil.example`, …) and a port may be written or not
+/// (`evil.example:443`); keyed by the exact authority, each would get
+/// limits of its own.
 extension ActorHost {
     /// The delivery host key of `url`'s host (see `deliveryKey(host:)`).
     public static func deliveryKey(of url: String) -> String {
