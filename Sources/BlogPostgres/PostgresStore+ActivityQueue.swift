@@ -103,6 +103,14 @@ extension PostgresStore {
                         """, logger: logger).collect().count
                     if settlement == .done { delivered += gone } else { givenUp += gone }
                 }
+                if BlockNotice.wakesUndo(delivery) {
+                    // An Undo that waited for this Block's send is due when it was queued.
+                    let undo = BlockNotice.undoActivityID(userID: delivery.userID, block: delivery.activityID)
+                    try await connection.query("""
+                        UPDATE activity_deliveries SET due_at = created_at
+                        WHERE activity_id = \(undo) AND inbox = \(delivery.inbox) AND attempts = 0 AND due_at > created_at
+                        """, logger: logger)
+                }
             }
             let heldBack = try await Self.holdBack(connection, hostsDown, logger: logger)
             for (name, count) in [("delivered", delivered), ("given_up", givenUp), ("held_back", heldBack)]

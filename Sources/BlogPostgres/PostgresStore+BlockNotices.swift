@@ -55,10 +55,10 @@ extension PostgresStore {
                     (attempts, blockDue) = found
                 }
                 if attempts != 0 {
-                    try await Self.queueOwn(connection, .unblock, userID: userID, about: about, inbox: inbox,
-                                            body: undo(Milliseconds.date(blockedAt)), at: at, logger: logger)
+                    try await Self.queueOwn(connection, .unblock, userID: userID, about: BlockNotice.undoAbout(block: block),
+                                            inbox: inbox, body: undo(Milliseconds.date(blockedAt)), at: at, logger: logger)
                     if let due = BlockNotice.undoDue(blockDue: blockDue, at: at) {
-                        let undoID = DeliveryKind.ownActivityID(userID: userID, kind: .unblock, about: about)
+                        let undoID = BlockNotice.undoActivityID(userID: userID, block: block)
                         try await connection.query("""
                             UPDATE activity_deliveries SET due_at = \(due) WHERE activity_id = \(undoID) AND inbox = \(inbox)
                             """, logger: logger)

@@ -102,6 +102,11 @@ extension SQLiteStore {
                         try db.execute(sql: "DELETE FROM activity_deliveries WHERE id = ? AND attempts = ?", arguments: claim)
                         if settlement == .done { delivered += db.changesCount } else { givenUp += db.changesCount }
                     }
+                    if BlockNotice.wakesUndo(delivery) {
+                        try db.cachedStatement(sql: Self.wakeUndo).execute(arguments: [
+                            BlockNotice.undoActivityID(userID: delivery.userID, block: delivery.activityID), delivery.inbox,
+                        ])
+                    }
                 }
                 let heldBack = try Self.holdBack(db, hostsDown)
                 for (name, count) in [("delivered", delivered), ("given_up", givenUp), ("held_back", heldBack)]
@@ -136,6 +141,13 @@ extension SQLiteStore {
                                   heldBack: row[4])
         }
     }
+
+    /// An Undo that waited for its Block's send (`BlockNotice`) is due
+    /// when it was queued.
+    static let wakeUndo = """
+        UPDATE activity_deliveries SET due_at = created_at
+        WHERE activity_id = ? AND inbox = ? AND attempts = 0 AND due_at > created_at
+        """
 
     static let deliveryColumns =
         "id, activity_id, user_id, post_id, inbox, host, body, attempts, due_at, created_at, kind"

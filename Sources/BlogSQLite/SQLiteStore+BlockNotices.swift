@@ -45,12 +45,11 @@ extension SQLiteStore {
                         """, arguments: [block, inbox])
                     let attempts: Int? = queued?[0], blockDue: Int64? = queued?[1]
                     if attempts != 0 {
-                        try Self.queueOwn(db, .unblock, userID: userID, about: about, inbox: inbox,
-                                          body: undo(Self.date(blockedAt)), at: at)
+                        try Self.queueOwn(db, .unblock, userID: userID, about: BlockNotice.undoAbout(block: block),
+                                          inbox: inbox, body: undo(Self.date(blockedAt)), at: at)
                         if let due = BlockNotice.undoDue(blockDue: blockDue, at: at) {
                             try db.execute(sql: "UPDATE activity_deliveries SET due_at = ? WHERE activity_id = ? AND inbox = ?",
-                                           arguments: [due, DeliveryKind.ownActivityID(userID: userID, kind: .unblock, about: about),
-                                                       inbox])
+                                           arguments: [due, BlockNotice.undoActivityID(userID: userID, block: block), inbox])
                         }
                     }
                 }

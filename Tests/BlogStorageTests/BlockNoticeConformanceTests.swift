@@ -46,8 +46,16 @@ struct BlockNoticeConformanceTests {
             let undoRow = try #require(try store.queuedDeliveries(limit: 100).first { $0.kind == .unblock })
             #expect(undoRow.due == later.addingTimeInterval(60))
             #expect(try store.claimDeliveries(dueBy: later.addingTimeInterval(59), lease: 60, limit: 10).isEmpty)
-            #expect(Set(try store.claimDeliveries(dueBy: later.addingTimeInterval(60), lease: 60, limit: 10).map(\.kind))
-                    == [.reject, .unblock], "the Reject's lease ends then too")
+            // Its sender settles it, its send over: the Undo is due when it
+            // was queued, not when the lease would have ended.
+            let block = try #require(claimed.first { $0.kind == .block })
+            try store.settleDeliveries([(delivery: block, settlement: .done)])
+            #expect(try store.queuedDeliveries(limit: 100).first { $0.kind == .unblock }?.due == later)
+            #expect(try store.claimDeliveries(dueBy: later, lease: 60, limit: 10).map(\.kind) == [.unblock],
+                    "the Reject is still under its lease")
+            try store.settleDeliveries([(delivery: block, settlement: .retry(at: later))])
+            #expect(try store.queuedDeliveries(limit: 100).first { $0.kind == .unblock }?.due == later.addingTimeInterval(60),
+                    "an Undo claimed already keeps its lease")
             #expect(try store.unblock(userID: alice.id, .actor(Self.bob), at: later, undo: undo) == false)
             #expect(try own(store).count == 2)
             #expect(try store.isBlocked(userID: alice.id, actorID: Self.bob) == false)

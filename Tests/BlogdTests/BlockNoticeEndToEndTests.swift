@@ -6,8 +6,9 @@ import Testing
 /// The real binary sends a `Block` to a follower its blog blocks, and the
 /// `Undo` of it on unblocking, through its delivery queue: a block made
 /// by the admin while blogd is down is delivered, signed with the blog's
-/// key, once blogd is back (a restart loses nothing); a domain block
-/// sends none. A stub fediverse server on loopback, on SQLite and on
+/// key, once blogd is back (a restart loses nothing); unblocked while
+/// that Block is being sent, its Undo follows as soon as the send is
+/// over; a domain block sends none. A stub fediverse server on loopback, on SQLite and on
 /// PostgreSQL.
 @Suite(.serialized)
 struct BlockNoticeEndToEndTests {
@@ -70,10 +71,16 @@ struct BlockNoticeEndToEndTests {
         let pem = try #require((json["publicKey"] as? [String: Any])?["publicKeyPem"] as? String)
         #expect(server.stop() == 0)
 
-        // Blocked while blogd is down: queued in the database, sent when it is back.
+        // Blocked while blogd is down: queued in the database, sent when it
+        // is back. Unblocked while that Block is being sent (its answer
+        // held): the Undo waits for the send to end, not for its lease.
         let blocked = try admin(["block", "alice", "actor", bob])
         #expect(blocked.status == 0, "\(blocked)")
+        fediverse.holdBlocks()
         (server, http) = try serve(on: database)
+        #expect(eventually { fediverse.received("bob").contains { $0["type"] as? String == "Block" } }, "blogd: \(server.stderr)")
+        #expect(try admin(["unblock", "alice", "actor", bob]).status == 0)
+        fediverse.releaseBlocks()
         #expect(eventually { Set(fediverse.received("bob").compactMap { $0["type"] as? String }).isSuperset(of: ["Block", "Reject"]) },
                 "blogd: \(server.stderr)")
         let block = try #require(fediverse.received("bob").first { $0["type"] as? String == "Block" })
@@ -89,8 +96,7 @@ struct BlockNoticeEndToEndTests {
         #expect(signature.keyID == "https://blog.example/ap/alice#main-key")
         #expect(signature.headers.contains("digest"))
 
-        // Unblocked while blogd runs: the Undo names the Block sent.
-        #expect(try admin(["unblock", "alice", "actor", bob]).status == 0)
+        // The Undo names the Block sent.
         #expect(eventually { fediverse.received("bob").contains { $0["type"] as? String == "Undo" } })
         let undo = try #require(fediverse.received("bob").first { $0["type"] as? String == "Undo" })
         let undone = try #require(undo["object"] as? [String: Any])

@@ -38,18 +38,32 @@ struct FollowersEndToEndTests {
         /// What the inboxes answer.
         final class Inboxes: Sendable {
             let status = Atomic<Int>(503)
+            /// Whether a `Block` POSTed is answered only on `releaseBlocks()`
+            /// (or after five minutes): its send stays under way meanwhile.
+            let holdsBlocks = Atomic<Bool>(false)
+            let released = DispatchSemaphore(value: 0)
         }
 
         let server: HTTPStubServer
         let inboxes = Inboxes()
         func setInboxStatus(_ status: Int) { inboxes.status.store(status, ordering: .relaxed) }
+        func holdBlocks() { inboxes.holdsBlocks.store(true, ordering: .relaxed) }
+        func releaseBlocks() {
+            inboxes.holdsBlocks.store(false, ordering: .relaxed)
+            inboxes.released.signal()
+        }
 
         init() throws {
             let inboxes = self.inboxes
             let box = Mutex<String>("")
             server = try HTTPStubServer { request in
                 let actor = box.withLock { $0 } + request.path
-                if request.method == "POST" { return .init(status: inboxes.status.load(ordering: .relaxed)) }
+                if request.method == "POST" {
+                    if inboxes.holdsBlocks.load(ordering: .relaxed), String(decoding: request.body, as: UTF8.self).contains("\"Block\"") {
+                        _ = inboxes.released.wait(timeout: .now() + 300)
+                    }
+                    return .init(status: inboxes.status.load(ordering: .relaxed))
+                }
                 let document: [String: Any] = [
                     "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
                     "id": actor, "type": "Person", "inbox": actor + "/inbox",

@@ -66,9 +66,10 @@ public protocol ActivityQueue: Sendable {
     /// A batch's results in one write: each delivery done (gone), due
     /// again at a time (with its server's due deliveries, when the server
     /// did not answer: counted as held back), or given up (gone, and
-    /// counted). A result for a claim
-    /// that is no longer the latest (its lease ran out and another claimed
-    /// it) changes nothing.
+    /// counted). A result for a claim that is no longer the latest (its
+    /// lease ran out and another claimed it) changes nothing of its row.
+    /// A Block's result, however it went, makes the Undo that waited for
+    /// its send due (`BlockNotice.wakesUndo`).
     func settleDeliveries(_ results: [(delivery: OutgoingDelivery, settlement: DeliverySettlement)]) throws(StorageError)
 
     /// The deliveries queued, in the order they would be claimed, at most
