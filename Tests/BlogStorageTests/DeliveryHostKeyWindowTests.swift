@@ -43,6 +43,8 @@ struct DeliveryHostKeyWindowTests {
             let queued = try store.queuedDeliveries(limit: 1000)
             #expect(queued.allSatisfy { $0.host == "x.example" && $0.attempts == 1 })
             #expect(http.posts(to: "x.example") == 300, "each name once, not again before its retry")
+            // Counted after the settle's commit: a moment after the rows show it.
+            #expect(waitUntil(timeout: 60) { worker.count(.retry) >= 300 })
             #expect(worker.count(.retry) == 300)
             #expect(http.posts(to: "good.example") == 20)
         }

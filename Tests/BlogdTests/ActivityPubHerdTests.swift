@@ -99,6 +99,9 @@ struct ActivityPubHerdTests {
                     "followers: \((try? blog.followerCount()) ?? -1) blogd: \(blog.server.stderr)")
             let herdInbox = try #require(herd.actors["herd"]).inbox
             let postsToTheHerd = { herd.requests.filter { $0.method == "POST" && herdInbox.hasSuffix($0.path) }.count }
+            // A delivery to the herd still waiting for its retry (an answer
+            // slower than blogd's time limit) would land after the count.
+            #expect(waitUntil(timeout: 300) { (try? blog.deliveriesWaiting()) == 0 })
             let sentBefore = postsToTheHerd()
             let third = try blog.post("After the undo", "Only herd2 hears this")
             #expect(waitUntil(timeout: 120) {

@@ -40,12 +40,14 @@ struct BinaryFloodTests {
                                 "BLOGD_READ_TIMEOUT": "600"])
         defer { server.ensureStopped() }
         let port = try server.waitForPort()
+        let quiet = try #require(server.openSocketCount)
         #expect(try exchange("register:flood:pw[E];", port: port) == "reg:OK[E];")
         #expect(try exchange("login:flood:pw[E];", port: port) == "log:OK[E];")
         #expect(try exchange("newpost:flood:warm:up[E];", port: port) == "post:OK[E];")
         // The server closes a connection once its client has closed: let the
-        // last ones go before counting.
-        usleep(200_000)
+        // last ones go before counting (a socket the warm-up opened for good
+        // only makes this wait its minute).
+        _ = server.waitUntil(timeout: 60) { (server.openSocketCount ?? .max) <= quiet }
         let baseSockets = try #require(server.openSocketCount)
         let before = try #require(server.memoryKB())
 

@@ -123,7 +123,7 @@ struct HTTPServingTests {
 
         // The index follows registers and posts within moments.
         var index = try httpRequest(port: http, path: "/")
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(60)
         while !index.body.contains("bob.html") && Date() < deadline {
             usleep(50_000)
             index = try httpRequest(port: http, path: "/index.html")
