@@ -8,8 +8,8 @@ import Testing
 /// by the admin while blogd is down is delivered, signed with the blog's
 /// key, once blogd is back (a restart loses nothing); unblocked while
 /// that Block is being sent, its Undo follows as soon as the send is
-/// over; a domain block sends none. A stub fediverse server on loopback, on SQLite and on
-/// PostgreSQL.
+/// over; a domain block sends none. A stub fediverse server on loopback,
+/// on SQLite and on PostgreSQL.
 @Suite(.serialized)
 struct BlockNoticeEndToEndTests {
     let folder: URL
